@@ -1,0 +1,138 @@
+// Checks the package boundaries that the linter cannot see:
+//  1. no relative import leaves its package;
+//  2. every @switchboard/* import is declared in the importing package's package.json;
+//  3. only apps import channel packages, and nothing imports an app;
+//  4. channel packages depend on no internal package but @switchboard/hooks (and testkit in tests);
+//  5. shipped code never imports @switchboard/testkit (it is for tests and benches only).
+// Prints every violation with its file and line, and exits 1 if there is any.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+
+interface WorkspacePackage {
+  readonly name: string;
+  readonly directory: string;
+  readonly kind: 'package' | 'channel' | 'app';
+  readonly declared: ReadonlySet<string>;
+}
+
+const root = resolve(import.meta.dirname, '..');
+
+function listPackages(): WorkspacePackage[] {
+  const groups: Array<[string, WorkspacePackage['kind']]> = [
+    ['packages', 'package'],
+    ['packages/channels', 'channel'],
+    ['apps', 'app'],
+  ];
+  const found: WorkspacePackage[] = [];
+  for (const [group, kind] of groups) {
+    const groupDirectory = join(root, group);
+    if (!existsSync(groupDirectory)) continue;
+    for (const entry of readdirSync(groupDirectory)) {
+      const directory = join(groupDirectory, entry);
+      const manifestPath = join(directory, 'package.json');
+      if (!existsSync(manifestPath)) continue;
+      const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Record<
+        string,
+        Record<string, string>
+      >;
+      const declared = new Set<string>([
+        ...Object.keys(manifest.dependencies ?? {}),
+        ...Object.keys(manifest.devDependencies ?? {}),
+        ...Object.keys(manifest.peerDependencies ?? {}),
+      ]);
+      found.push({ name: String(manifest.name), directory, kind, declared });
+    }
+  }
+  return found;
+}
+
+function listSourceFiles(directory: string): string[] {
+  const files: string[] = [];
+  for (const folder of ['src', 'test', 'bench']) {
+    const start = join(directory, folder);
+    if (existsSync(start)) walk(start, files);
+  }
+  return files;
+}
+
+function walk(directory: string, files: string[]): void {
+  for (const entry of readdirSync(directory)) {
+    if (entry === 'node_modules' || entry === 'dist') continue;
+    const path = join(directory, entry);
+    if (statSync(path).isDirectory()) walk(path, files);
+    else if (/\.(ts|tsx|mts|js|mjs)$/.test(entry)) files.push(path);
+  }
+}
+
+const importPattern =
+  /(?:^|\s)(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+function isTestOrBench(file: string, directory: string): boolean {
+  const local = relative(directory, file);
+  return (
+    /\.test(-d)?\.ts$/.test(file) ||
+    local.startsWith(`test${sep}`) ||
+    local.startsWith(`bench${sep}`) ||
+    local.includes(`${sep}__fixtures__${sep}`)
+  );
+}
+
+const packages = listPackages();
+const byName = new Map(packages.map((workspacePackage) => [workspacePackage.name, workspacePackage]));
+const problems: string[] = [];
+
+for (const workspacePackage of packages) {
+  for (const file of listSourceFiles(workspacePackage.directory)) {
+    const text = readFileSync(file, 'utf8');
+    const lines = text.split('\n');
+    lines.forEach((line, index) => {
+      for (const match of line.matchAll(importPattern)) {
+        const specifier = match[1] ?? match[2];
+        if (specifier === undefined) continue;
+        const where = `${relative(root, file)}:${index + 1}`;
+        if (specifier.startsWith('.')) {
+          const target = resolve(dirname(file), specifier);
+          if (!target.startsWith(workspacePackage.directory + sep)) {
+            problems.push(`${where}: relative import '${specifier}' leaves ${workspacePackage.name}`);
+          }
+          continue;
+        }
+        if (!specifier.startsWith('@switchboard/')) continue;
+        const importedName = specifier.split('/').slice(0, 2).join('/');
+        if (importedName === workspacePackage.name) continue;
+        const imported = byName.get(importedName);
+        if (imported === undefined) {
+          problems.push(`${where}: '${specifier}' is not a workspace package`);
+          continue;
+        }
+        if (!workspacePackage.declared.has(importedName)) {
+          problems.push(`${where}: ${workspacePackage.name} imports ${importedName} without declaring it`);
+        }
+        const testOnly = isTestOrBench(file, workspacePackage.directory);
+        if (imported.kind === 'app') {
+          problems.push(`${where}: nothing may import the app ${importedName}`);
+        }
+        if (imported.kind === 'channel' && workspacePackage.kind !== 'app') {
+          problems.push(`${where}: only apps may import the channel package ${importedName}`);
+        }
+        if (importedName === '@switchboard/testkit' && !testOnly && workspacePackage.name !== importedName) {
+          problems.push(
+            `${where}: shipped code may not import @switchboard/testkit (tests and benches only)`,
+          );
+        }
+        if (workspacePackage.kind === 'channel' && !testOnly && importedName !== '@switchboard/hooks') {
+          problems.push(
+            `${where}: a channel package may depend only on @switchboard/hooks, not ${importedName}`,
+          );
+        }
+      }
+    });
+  }
+}
+
+if (problems.length > 0) {
+  console.error(`Package boundary check failed (${problems.length}):`);
+  for (const problem of problems) console.error(`  ${problem}`);
+  process.exit(1);
+}
+console.log(`Package boundaries hold across ${packages.length} packages.`);
