@@ -60,17 +60,62 @@ export interface UserMessage {
   readonly timestamp: number;
 }
 
+/**
+ * Why a model call failed, normalized across providers (core-loop's `ModelError` classes).
+ * `context_overflow` is not a failover reason: it goes to compaction.
+ */
+export type ModelErrorClass =
+  | 'auth'
+  | 'auth_permanent'
+  | 'billing'
+  | 'rate_limit'
+  | 'overloaded'
+  | 'timeout'
+  | 'context_overflow'
+  | 'format'
+  | 'model_not_found'
+  | 'aborted'
+  | 'unknown';
+
+/** Facts about a failed model call that retry, rotation and compaction decide on. */
+export interface ModelErrorDetails {
+  /** HTTP status of the failed response, when there was one. */
+  readonly status?: number;
+  /** How long the provider asked us to wait before retrying (rate limits, overload). */
+  readonly retryAfterMs?: number;
+  /** Prompt size the provider reported in a context-overflow error, when it said. */
+  readonly observedTokens?: number;
+  /** The provider's own error type (`overloaded_error`, …), for logs. */
+  readonly providerType?: string;
+  /** The provider's request id, for support tickets. */
+  readonly requestId?: string;
+}
+
 export interface AssistantMessage {
   readonly role: 'assistant';
   readonly content: ReadonlyArray<TextContent | ThinkingContent | ToolCallContent>;
+  /** Provider name (`anthropic`). */
   readonly provider: string;
+  /** Model id (`claude-sonnet-4-6`). */
   readonly model: string;
+  /** The provider's id for this response, when it gave one. */
+  readonly responseId?: string;
   readonly usage: Usage;
   readonly stopReason: StopReason;
   /** Set when `stopReason` is `error` or `aborted`. */
   readonly errorMessage?: string;
-  /** The normalized error code when `stopReason` is `error` (see core-loop's model errors). */
+  /**
+   * The error code when `stopReason` is `error` or `aborted`: a core-loop `ModelError` code
+   * (`MODEL_RATE_LIMIT`, …) or, for failures made by the loop itself, a `CORE_LOOP_*` code.
+   */
   readonly errorCode?: string;
+  /**
+   * The normalized failure class of a failed model call. Absent when the loop itself failed
+   * (a `CORE_LOOP_*` code: a throwing stage, no provider for the model).
+   */
+  readonly errorClass?: ModelErrorClass;
+  /** Status, retry-after and observed token count of the failure, when known. */
+  readonly errorDetails?: ModelErrorDetails;
   readonly timestamp: number;
 }
 

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { fenceAt, isSafeBreak, parseFenceSpans } from './fences.ts';
+
+describe('parseFenceSpans', () => {
+  it('finds backtick and tilde fences with their opening line, indent and marker', () => {
+    const text = 'Intro\n  ```ts title="a"\nconst a = 1;\n  ```\nMiddle\n~~~~\nx\n~~~~~\nEnd';
+    const spans = parseFenceSpans(text);
+    expect(spans).toHaveLength(2);
+    expect(spans[0]).toMatchObject({ openLine: '  ```ts title="a"', indent: '  ', marker: '```' });
+    expect(text.slice(spans[0]?.start, spans[0]?.end)).toBe('  ```ts title="a"\nconst a = 1;\n  ```');
+    expect(text.slice(spans[1]?.start, spans[1]?.end)).toBe('~~~~\nx\n~~~~~');
+    expect(text.slice(spans[1]?.closeStart)).toBe('~~~~~\nEnd');
+  });
+
+  it('closes only on the same marker, at least as long, with nothing but spaces after it', () => {
+    const text = '````\n```\n~~~~\n````js\n````  \nafter';
+    const spans = parseFenceSpans(text);
+    expect(spans).toHaveLength(1);
+    expect(text.slice(spans[0]?.end)).toBe('\nafter');
+  });
+
+  it('ignores lines indented by four spaces and runs shorter than three', () => {
+    expect(parseFenceSpans('    ```\ncode\n``\n')).toEqual([]);
+  });
+
+  it('runs an unclosed fence to the end of the text', () => {
+    const text = 'a\n```py\nprint(1)';
+    const [span] = parseFenceSpans(text);
+    expect(span?.closeStart).toBe(-1);
+    expect(span?.end).toBe(text.length);
+    // More code may still stream in: even the end of the text is inside the fence.
+    expect(isSafeBreak(parseFenceSpans(text), text.length)).toBe(false);
+  });
+
+  it('a break is safe unless strictly inside a fence', () => {
+    const text = 'ab\n```\nx\n```\ncd';
+    const spans = parseFenceSpans(text);
+    const fence = spans[0];
+    expect(fence).toBeDefined();
+    if (fence === undefined) return;
+    expect(isSafeBreak(spans, fence.start)).toBe(true);
+    expect(isSafeBreak(spans, fence.start + 1)).toBe(false);
+    expect(isSafeBreak(spans, fence.end - 1)).toBe(false);
+    expect(isSafeBreak(spans, fence.end)).toBe(true);
+    expect(fenceAt(spans, fence.start + 4)).toBe(fence);
+  });
+});

@@ -1,0 +1,95 @@
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** Bootstrap files read from an agent workspace, in prompt order. */
+export const bootstrapFileNames = ['AGENTS.md', 'SOUL.md', 'USER.md', 'TOOLS.md'] as const;
+
+export interface BootstrapFile {
+  readonly name: string;
+  readonly text: string;
+  readonly truncated: boolean;
+}
+
+export interface SystemPromptInput {
+  readonly agentId: string;
+  readonly agentName?: string;
+  readonly bootstrapFiles: readonly BootstrapFile[];
+  readonly tools: ReadonlyArray<{ readonly name: string; readonly description: string }>;
+  /** The calendar date in the gateway's time zone (not the time: the prompt stays stable all day). */
+  readonly date: string;
+  readonly timeZone: string;
+  readonly channel?: { readonly name: string; readonly chatType: 'direct' | 'group' | 'channel' };
+}
+
+/**
+ * Builds the system prompt. It holds nothing that changes between turns of a session on the
+ * same day (no clock time, no counters, no message ids), so the provider's prompt cache hits.
+ */
+export function buildSystemPrompt(input: SystemPromptInput): string {
+  const name = input.agentName ?? input.agentId;
+  const sections: string[] = [
+    `You are ${name}, an assistant reached through Switchboard. Answer in the user's language. Be direct and concise.`,
+    `Today is ${input.date} (${input.timeZone}).`,
+  ];
+  if (input.channel !== undefined) {
+    const where =
+      input.channel.chatType === 'direct' ? 'a direct conversation' : `a ${input.channel.chatType} chat`;
+    sections.push(
+      `You are talking on ${input.channel.name}, in ${where}. Your reply is sent there automatically; use the message tool only to reach another conversation or to send before you finish.`,
+    );
+  }
+  if (input.tools.length > 0) {
+    sections.push(`Tools:\n${input.tools.map((tool) => `- ${tool.name}: ${tool.description}`).join('\n')}`);
+  }
+  sections.push(
+    'If nothing needs saying (for example in a group where you were not asked anything), reply with exactly NO_REPLY.',
+  );
+  for (const file of input.bootstrapFiles) {
+    sections.push(`## ${file.name}\n${file.text}${file.truncated ? '\n[truncated]' : ''}`);
+  }
+  return sections.join('\n\n');
+}
+
+interface CachedFile {
+  readonly modified: number;
+  readonly size: number;
+  readonly file: BootstrapFile | undefined;
+}
+
+/**
+ * Reads an agent's bootstrap files, caching by modification time and size so a turn costs
+ * four `stat` calls and the text stays identical until a file changes.
+ */
+export function createBootstrapLoader(
+  maxCharsPerFile = 4000,
+): (workspace: string) => Promise<BootstrapFile[]> {
+  const cache = new Map<string, CachedFile>();
+  return async (workspace) => {
+    const files = await Promise.all(
+      bootstrapFileNames.map(async (name) => {
+        const path = join(workspace, name);
+        const info = await stat(path).catch(() => undefined);
+        if (info === undefined || !info.isFile()) {
+          cache.delete(path);
+          return undefined;
+        }
+        const cached = cache.get(path);
+        if (cached !== undefined && cached.modified === info.mtimeMs && cached.size === info.size)
+          return cached.file;
+        const text = (await readFile(path, 'utf8')).trim();
+        const file =
+          text.length === 0
+            ? undefined
+            : { name, text: text.slice(0, maxCharsPerFile), truncated: text.length > maxCharsPerFile };
+        cache.set(path, { modified: info.mtimeMs, size: info.size, file });
+        return file;
+      }),
+    );
+    return files.filter((file): file is BootstrapFile => file !== undefined);
+  };
+}
+
+/** Rough token estimate used for the prompt budget check (4 characters per token). */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}

@@ -1,0 +1,516 @@
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SwitchboardError } from '@switchboard/hooks';
+import { type RawData, WebSocket, WebSocketServer } from 'ws';
+import type { z } from 'zod';
+import { type AuthRateLimiter, createAuthRateLimiter, isLoopbackAddress } from './auth-rate-limit.ts';
+import { verifyDeviceProof } from './device-auth.ts';
+import { GatewayError, type ProtocolErrorShape, toProtocolError } from './errors.ts';
+import {
+  type ConnectParams,
+  closeCodes,
+  connectParamsSchema,
+  describeIssue,
+  handshakeTimeoutMs,
+  maxBufferedBytes,
+  maxFrameBytes,
+  maxPreAuthFrameBytes,
+  protocolVersion,
+  requestFrameSchema,
+  tickIntervalMs,
+} from './frames.ts';
+import { grantScopes, type OperatorScope } from './scopes.ts';
+
+/** What the gateway knows about one authenticated socket. */
+export interface ConnectionInfo {
+  readonly connectionId: string;
+  readonly remoteAddress: string;
+  readonly clientId: string;
+  readonly clientMode: string;
+  readonly clientVersion: string;
+  readonly scopes: ReadonlySet<OperatorScope>;
+  readonly capabilities: ReadonlySet<string>;
+  readonly deviceId: string | undefined;
+  readonly connectedAt: number;
+}
+
+export interface MethodContext {
+  readonly connection: ConnectionInfo;
+  readonly requestId: string;
+  /** Sends an interim `res` on the same id (the `agent` method's "accepted"); the return value is the final one. */
+  respondInterim(payload: unknown): void;
+}
+
+/** One WebSocket method: its required scope, its parameter schema and its handler. */
+export interface GatewayMethod<Params = unknown> {
+  readonly name: string;
+  readonly scope: OperatorScope | ((params: Params) => OperatorScope);
+  readonly params: z.ZodType<Params>;
+  handle(params: Params, context: MethodContext): unknown;
+}
+
+/** Declares a method with its parameter type inferred from its schema. */
+export function defineMethod<Schema extends z.ZodType>(method: {
+  readonly name: string;
+  readonly scope: OperatorScope | ((params: z.infer<Schema>) => OperatorScope);
+  readonly params: Schema;
+  handle(params: z.infer<Schema>, context: MethodContext): unknown;
+}): GatewayMethod<z.infer<Schema>> {
+  return method as GatewayMethod<z.infer<Schema>>;
+}
+
+export interface HelloDetails {
+  readonly serverVersion: string;
+  readonly methods: readonly string[];
+  readonly events: readonly string[];
+  /** The `snapshot` object of `hello-ok` (session defaults, health, uptime). */
+  snapshot(connection: ConnectionInfo): Record<string, unknown>;
+}
+
+export type GatewayAuth = { readonly mode: 'token'; readonly token: string } | { readonly mode: 'none' };
+
+export interface ProtocolServerOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly auth: GatewayAuth;
+  readonly hello: HelloDetails;
+  readonly methods: ReadonlyMap<string, GatewayMethod>;
+  /** Browser origins allowed besides the gateway's own (same host and port). */
+  readonly allowedOrigins?: readonly string[];
+  /** Handles plain HTTP requests; returns false when nothing matched (404). */
+  readonly http?: (request: IncomingMessage, response: ServerResponse) => boolean | Promise<boolean>;
+  readonly isReady?: () => boolean;
+  readonly rateLimiter?: AuthRateLimiter;
+  readonly now?: () => number;
+  readonly tickIntervalMs?: number;
+  readonly handshakeTimeoutMs?: number;
+  readonly onConnectionChange?: (connections: number) => void;
+  readonly log?: (level: 'info' | 'warn', message: string, fields?: Record<string, unknown>) => void;
+}
+
+export interface EventFilter {
+  /** The scope a socket needs to receive the event. Defaults to operator.read. */
+  readonly scope?: OperatorScope | 'none';
+  /** A client capability the socket must have advertised (e.g. `tool-events`). */
+  readonly capability?: string;
+}
+
+export interface ProtocolServer {
+  readonly server: Server;
+  listen(): Promise<AddressInfo>;
+  /** Sends an event to every authenticated socket that passes the filter. */
+  broadcast(event: string, payload: unknown, filter?: EventFilter): void;
+  connectionCount(): number;
+  /** Tells clients the gateway is going away, then closes every socket with 1012. */
+  close(reason: string, restartExpectedMs?: number): Promise<void>;
+}
+
+interface Connection {
+  readonly socket: WebSocket;
+  readonly remoteAddress: string;
+  readonly nonce: string;
+  readonly challengeTs: number;
+  info: ConnectionInfo | undefined;
+  eventSequence: number;
+  handshakeTimer: NodeJS.Timeout | undefined;
+}
+
+const jsonHeaders = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value, 'utf8').digest();
+}
+
+/** Constant-time token comparison, independent of the lengths involved. */
+export function tokensMatch(presented: string, expected: string): boolean {
+  return timingSafeEqual(digest(presented), digest(expected));
+}
+
+/** Raises ws's per-socket payload cap once the socket has authenticated. */
+function raiseMaxPayload(socket: WebSocket, bytes: number): void {
+  const receiver = (socket as unknown as { _receiver?: { _maxPayload?: number } })._receiver;
+  if (receiver !== undefined && typeof receiver._maxPayload === 'number') receiver._maxPayload = bytes;
+}
+
+export function createProtocolServer(options: ProtocolServerOptions): ProtocolServer {
+  const now = options.now ?? Date.now;
+  const rateLimiter = options.rateLimiter ?? createAuthRateLimiter({ now });
+  const log = options.log ?? (() => {});
+  const connections = new Set<Connection>();
+  const expectedToken = options.auth.mode === 'token' ? options.auth.token : undefined;
+  let closing = false;
+
+  const server = createServer((request, response) => {
+    void handleHttp(request, response);
+  });
+  const webSockets = new WebSocketServer({
+    noServer: true,
+    maxPayload: maxPreAuthFrameBytes,
+    perMessageDeflate: false,
+  });
+
+  async function handleHttp(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const path = (request.url ?? '/').split('?')[0];
+    if (path === '/healthz') {
+      response.writeHead(200, jsonHeaders).end(JSON.stringify({ ok: true }));
+      return;
+    }
+    if (path === '/readyz') {
+      const ready = !closing && (options.isReady?.() ?? true);
+      response.writeHead(ready ? 200 : 503, jsonHeaders).end(JSON.stringify({ ok: ready }));
+      return;
+    }
+    try {
+      if (options.http !== undefined && (await options.http(request, response))) return;
+    } catch (error) {
+      log('warn', 'HTTP handler failed', { path, error: String(error) });
+      if (!response.headersSent) response.writeHead(500, jsonHeaders).end(JSON.stringify({ ok: false }));
+      return;
+    }
+    if (!response.headersSent)
+      response.writeHead(404, jsonHeaders).end(JSON.stringify({ ok: false, error: 'not found' }));
+  }
+
+  function originAllowed(request: IncomingMessage): boolean {
+    const origin = request.headers.origin;
+    if (origin === undefined) return true;
+    if (options.allowedOrigins?.includes(origin)) return true;
+    try {
+      return new URL(origin).host === request.headers.host;
+    } catch {
+      return false;
+    }
+  }
+
+  server.on('upgrade', (request, socket, head) => {
+    if (closing) {
+      socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n');
+      return;
+    }
+    if (!originAllowed(request)) {
+      log('warn', 'refused a WebSocket from a disallowed browser origin', { origin: request.headers.origin });
+      socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\norigin not allowed\r\n');
+      return;
+    }
+    webSockets.handleUpgrade(request, socket, head, (webSocket) => accept(webSocket, request));
+  });
+
+  function send(connection: Connection, frame: unknown): void {
+    const socket = connection.socket;
+    if (socket.readyState !== WebSocket.OPEN) return;
+    if (socket.bufferedAmount > maxBufferedBytes) {
+      socket.close(closeCodes.policyViolation, 'slow consumer');
+      return;
+    }
+    socket.send(JSON.stringify(frame));
+  }
+
+  function respond(
+    connection: Connection,
+    id: string,
+    ok: boolean,
+    payload: unknown,
+    error?: ProtocolErrorShape,
+  ): void {
+    send(connection, ok ? { type: 'res', id, ok, payload } : { type: 'res', id, ok, error });
+  }
+
+  function sendEvent(connection: Connection, event: string, payload: unknown): void {
+    connection.eventSequence += 1;
+    send(connection, { type: 'event', event, payload, seq: connection.eventSequence });
+  }
+
+  function fail(
+    connection: Connection,
+    id: string | undefined,
+    error: GatewayError,
+    closeCode: number,
+  ): void {
+    if (id !== undefined) respond(connection, id, false, undefined, toProtocolError(error));
+    connection.socket.close(closeCode, error.message.slice(0, 120));
+  }
+
+  function accept(socket: WebSocket, request: IncomingMessage): void {
+    const connection: Connection = {
+      socket,
+      remoteAddress: request.socket.remoteAddress ?? 'unknown',
+      nonce: randomUUID(),
+      challengeTs: now(),
+      info: undefined,
+      eventSequence: 0,
+      handshakeTimer: undefined,
+    };
+    connections.add(connection);
+    connection.handshakeTimer = setTimeout(() => {
+      if (connection.info === undefined) socket.close(closeCodes.policyViolation, 'handshake timeout');
+    }, options.handshakeTimeoutMs ?? handshakeTimeoutMs);
+    connection.handshakeTimer.unref();
+
+    socket.on('message', (data, isBinary) => onMessage(connection, data, isBinary));
+    socket.on('close', () => {
+      clearTimeout(connection.handshakeTimer);
+      connections.delete(connection);
+      if (connection.info !== undefined) options.onConnectionChange?.(authenticatedCount());
+    });
+    socket.on('error', (error) => {
+      if ((error as { code?: string }).code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') return;
+      log('warn', 'WebSocket error', { error: error.message });
+    });
+    send(connection, {
+      type: 'event',
+      event: 'connect.challenge',
+      payload: { nonce: connection.nonce, ts: connection.challengeTs },
+    });
+  }
+
+  function onMessage(connection: Connection, data: RawData, isBinary: boolean): void {
+    const text = isBinary ? undefined : data.toString();
+    let parsed: unknown;
+    try {
+      parsed = text === undefined ? undefined : JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    const frame = requestFrameSchema.safeParse(parsed);
+    if (!frame.success) {
+      const error = new GatewayError(
+        'INVALID_FRAME',
+        'invalid frame: expected a JSON request frame {type:"req", id, method}',
+      );
+      if (connection.info === undefined) {
+        fail(connection, undefined, error, closeCodes.policyViolation);
+      } else {
+        const id = (parsed as { id?: unknown } | undefined)?.id;
+        if (typeof id === 'string' && id.length > 0)
+          respond(connection, id, false, undefined, toProtocolError(error));
+        else sendEvent(connection, 'error', toProtocolError(error));
+      }
+      return;
+    }
+    if (connection.info === undefined) {
+      handshake(connection, frame.data.id, frame.data.method, frame.data.params);
+      return;
+    }
+    void dispatch(connection, connection.info, frame.data.id, frame.data.method, frame.data.params);
+  }
+
+  function handshake(connection: Connection, id: string, method: string, rawParams: unknown): void {
+    if (method !== 'connect') {
+      fail(
+        connection,
+        id,
+        new GatewayError('INVALID_HANDSHAKE', 'invalid handshake: first request must be connect'),
+        closeCodes.policyViolation,
+      );
+      return;
+    }
+    const parsed = connectParamsSchema.safeParse(rawParams);
+    if (!parsed.success) {
+      fail(
+        connection,
+        id,
+        new GatewayError('INVALID_HANDSHAKE', `invalid connect params: ${describeIssue(parsed.error)}`),
+        closeCodes.policyViolation,
+      );
+      return;
+    }
+    const params = parsed.data;
+    if (params.minProtocol > protocolVersion || params.maxProtocol < protocolVersion) {
+      fail(
+        connection,
+        id,
+        new GatewayError(
+          'PROTOCOL_MISMATCH',
+          `protocol mismatch: gateway speaks ${protocolVersion}, client offered ${params.minProtocol}-${params.maxProtocol}`,
+          { details: { serverProtocol: protocolVersion } },
+        ),
+        closeCodes.protocolMismatch,
+      );
+      return;
+    }
+    if ((params.role ?? 'operator') !== 'operator') {
+      fail(
+        connection,
+        id,
+        new GatewayError(
+          'INVALID_HANDSHAKE',
+          `invalid connect params: role ${params.role} is not served by this gateway`,
+        ),
+        closeCodes.policyViolation,
+      );
+      return;
+    }
+    const retryAfterMs = rateLimiter.retryAfterMs(connection.remoteAddress);
+    if (retryAfterMs > 0) {
+      fail(
+        connection,
+        id,
+        new GatewayError('AUTH_RATE_LIMITED', 'unauthorized: too many failed attempts, retry later', {
+          retryable: true,
+          retryAfterMs,
+        }),
+        closeCodes.policyViolation,
+      );
+      return;
+    }
+    const authError = checkToken(params);
+    if (authError !== undefined) {
+      rateLimiter.recordFailure(connection.remoteAddress);
+      log('warn', 'refused a connection with bad credentials', {
+        remoteAddress: connection.remoteAddress,
+        reason: authError.code,
+      });
+      fail(connection, id, authError, closeCodes.policyViolation);
+      return;
+    }
+    let deviceId: string | undefined;
+    if (params.device !== undefined) {
+      try {
+        deviceId = verifyDeviceProof(params, connection.nonce, now());
+      } catch (error) {
+        fail(connection, id, error as GatewayError, closeCodes.policyViolation);
+        return;
+      }
+    }
+    rateLimiter.recordSuccess(connection.remoteAddress);
+    clearTimeout(connection.handshakeTimer);
+    const info: ConnectionInfo = {
+      connectionId: randomUUID(),
+      remoteAddress: connection.remoteAddress,
+      clientId: params.client.id,
+      clientMode: params.client.mode,
+      clientVersion: params.client.version,
+      scopes: grantScopes(params.scopes),
+      capabilities: new Set(params.caps ?? []),
+      deviceId,
+      connectedAt: now(),
+    };
+    connection.info = info;
+    raiseMaxPayload(connection.socket, maxFrameBytes);
+    respond(connection, id, true, {
+      type: 'hello-ok',
+      protocol: protocolVersion,
+      server: { version: options.hello.serverVersion, connId: info.connectionId },
+      features: { methods: options.hello.methods, events: options.hello.events, capabilities: [] },
+      snapshot: options.hello.snapshot(info),
+      auth: { role: 'operator', scopes: [...info.scopes], method: options.auth.mode },
+      policy: {
+        maxPayload: maxFrameBytes,
+        maxBufferedBytes,
+        tickIntervalMs: options.tickIntervalMs ?? tickIntervalMs,
+      },
+    });
+    options.onConnectionChange?.(authenticatedCount());
+  }
+
+  function checkToken(params: ConnectParams): GatewayError | undefined {
+    if (expectedToken === undefined) return undefined;
+    const presented = params.auth?.token ?? params.auth?.password;
+    if (presented === undefined || presented.length === 0) {
+      return new GatewayError('AUTH_TOKEN_MISSING', 'unauthorized: gateway token missing', {
+        details: { recommendedNextStep: 'update_auth_configuration' },
+      });
+    }
+    if (!tokensMatch(presented, expectedToken)) {
+      return new GatewayError('AUTH_TOKEN_MISMATCH', 'unauthorized: gateway token mismatch', {
+        details: { authReason: 'token_mismatch', recommendedNextStep: 'update_auth_credentials' },
+      });
+    }
+    return undefined;
+  }
+
+  async function dispatch(
+    connection: Connection,
+    info: ConnectionInfo,
+    id: string,
+    name: string,
+    rawParams: unknown,
+  ): Promise<void> {
+    try {
+      if (name === 'connect') throw new GatewayError('INVALID_HANDSHAKE', 'already connected');
+      const method = options.methods.get(name);
+      if (method === undefined) throw new GatewayError('UNKNOWN_METHOD', `unknown method: ${name}`);
+      const parsed = method.params.safeParse(rawParams ?? {});
+      if (!parsed.success) {
+        throw new GatewayError('INVALID_PARAMS', `invalid ${name} params: ${describeIssue(parsed.error)}`);
+      }
+      const required = typeof method.scope === 'function' ? method.scope(parsed.data) : method.scope;
+      if (!info.scopes.has(required)) {
+        throw new GatewayError('MISSING_SCOPE', `missing scope: ${required}`, {
+          details: { missingScope: required, requiredScopes: [required] },
+        });
+      }
+      const payload = await method.handle(parsed.data, {
+        connection: info,
+        requestId: id,
+        respondInterim: (interim) => respond(connection, id, true, interim),
+      });
+      respond(connection, id, true, payload);
+    } catch (error) {
+      if (!SwitchboardError.isInstance(error)) {
+        log('warn', 'method failed', { method: name, error: String(error) });
+      }
+      respond(connection, id, false, undefined, toProtocolError(error));
+    }
+  }
+
+  function authenticatedCount(): number {
+    let count = 0;
+    for (const connection of connections) if (connection.info !== undefined) count += 1;
+    return count;
+  }
+
+  const tick = setInterval(() => {
+    const payload = { ts: now() };
+    for (const connection of connections)
+      if (connection.info !== undefined) sendEvent(connection, 'tick', payload);
+  }, options.tickIntervalMs ?? tickIntervalMs);
+  tick.unref();
+
+  return {
+    server,
+    listen() {
+      return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(options.port, options.host, () => {
+          server.off('error', reject);
+          resolve(server.address() as AddressInfo);
+        });
+      });
+    },
+    broadcast(event, payload, filter = {}) {
+      const scope = filter.scope ?? 'operator.read';
+      for (const connection of connections) {
+        const info = connection.info;
+        if (info === undefined) continue;
+        if (scope !== 'none' && !info.scopes.has(scope)) continue;
+        if (filter.capability !== undefined && !info.capabilities.has(filter.capability)) continue;
+        sendEvent(connection, event, payload);
+      }
+    },
+    connectionCount: authenticatedCount,
+    async close(reason, restartExpectedMs) {
+      closing = true;
+      clearInterval(tick);
+      const payload = restartExpectedMs === undefined ? { reason } : { reason, restartExpectedMs };
+      for (const connection of connections) {
+        if (connection.info !== undefined) sendEvent(connection, 'shutdown', payload);
+        connection.socket.close(closeCodes.serviceRestart, reason.slice(0, 120));
+      }
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      setTimeout(() => {
+        for (const connection of connections) connection.socket.terminate();
+        server.closeAllConnections();
+      }, 2000).unref();
+      await closed;
+      webSockets.close();
+    },
+  };
+}
+
+/** True when binding to this host exposes the gateway beyond this machine. */
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || isLoopbackAddress(host);
+}
