@@ -1,0 +1,199 @@
+import { pluginsConfigSchema } from '@switchboard/hooks';
+import { agentEntrySchema, bindingsSchema, sessionConfigSchema } from '@switchboard/routing';
+import { z } from 'zod';
+
+/**
+ * The gateway configuration (`switchboard.json`, JSON5). Keys follow OpenClaw's shape where
+ * they overlap, so an OpenClaw config mostly just works: `gateway`, `models.providers`,
+ * `agents.defaults`, `agents.list`, `bindings`, `session`, `auth`, `channels.<name>` with
+ * `accounts`, `plugins`. Every object is strict so unknown keys can be reported (as warnings).
+ */
+
+const thinkingLevelSchema = z.enum(['off', 'minimal', 'low', 'medium', 'high', 'xhigh']);
+
+/** `"<provider>/<model>"`, e.g. `anthropic/claude-sonnet-4-6`. */
+const modelReferenceSchema = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9_-]*\/\S+$/i, 'expected "<provider>/<model>", e.g. "anthropic/claude-sonnet-4-6"');
+
+const modelChoiceSchema = z.union([
+  modelReferenceSchema.transform((primary) => ({ primary, fallbacks: [] as string[] })),
+  z.strictObject({ primary: modelReferenceSchema, fallbacks: z.array(modelReferenceSchema).default([]) }),
+]);
+
+const modelCostSchema = z.strictObject({
+  input: z.number().nonnegative().default(0),
+  output: z.number().nonnegative().default(0),
+  cacheRead: z.number().nonnegative().default(0),
+  cacheWrite: z.number().nonnegative().default(0),
+});
+
+const providerModelSchema = z.strictObject({
+  id: z.string().min(1),
+  name: z.string().optional(),
+  contextWindow: z.number().int().positive().default(200_000),
+  maxTokens: z.number().int().positive().default(8192),
+  reasoning: z.boolean().optional(),
+  input: z.array(z.enum(['text', 'image'])).optional(),
+  cost: modelCostSchema.optional(),
+});
+
+const providerSchema = z.strictObject({
+  baseUrl: z.url().optional(),
+  apiKey: z.string().min(1).optional(),
+  /** Sent as `Authorization: Bearer` instead of an API key (OAuth-style tokens, proxies). */
+  authToken: z.string().min(1).optional(),
+  api: z.literal('anthropic-messages').default('anthropic-messages'),
+  headers: z.record(z.string(), z.string()).optional(),
+  timeoutSeconds: z.number().positive().optional(),
+  models: z.array(providerModelSchema).default([]),
+});
+
+const compactionSchema = z.strictObject({
+  enabled: z.boolean().default(true),
+  reserveTokens: z.number().int().nonnegative().optional(),
+  keepRecentTokens: z.number().int().positive().optional(),
+});
+
+const blockStreamingSchema = z.enum(['off', 'text_end', 'message_end']);
+
+const agentDefaultsSchema = z.strictObject({
+  model: modelChoiceSchema.optional(),
+  workspace: z.string().optional(),
+  thinking: thinkingLevelSchema.optional(),
+  timeoutSeconds: z.number().positive().default(600),
+  maxConcurrent: z.number().int().positive().default(4),
+  maxModelCalls: z.number().int().positive().default(50),
+  blockStreaming: blockStreamingSchema.default('off'),
+  typingIntervalSeconds: z.number().positive().default(6),
+  compaction: compactionSchema.optional(),
+  timeZone: z.string().optional(),
+});
+
+const agentToolsSchema = z.strictObject({
+  allow: z.array(z.string()).optional(),
+  deny: z.array(z.string()).optional(),
+});
+
+const agentSchema = z.strictObject({
+  ...agentEntrySchema.shape,
+  workspace: z.string().optional(),
+  model: modelChoiceSchema.optional(),
+  thinking: thinkingLevelSchema.optional(),
+  tools: agentToolsSchema.optional(),
+});
+
+const resetPolicySchema = z.strictObject({
+  mode: z.enum(['daily', 'idle', 'off']).optional(),
+  atHour: z.number().int().min(0).max(23).optional(),
+  idleMinutes: z.number().int().positive().optional(),
+});
+
+const sessionSchema = z.strictObject({
+  ...sessionConfigSchema.shape,
+  scope: z.enum(['per-sender', 'global']).optional(),
+  reset: resetPolicySchema.optional(),
+  resetByType: z
+    .strictObject({
+      direct: resetPolicySchema.optional(),
+      group: resetPolicySchema.optional(),
+      thread: resetPolicySchema.optional(),
+    })
+    .optional(),
+  resetByChannel: z.record(z.string(), resetPolicySchema).optional(),
+  resetTriggers: z.array(z.string().min(1)).optional(),
+  maintenance: z
+    .strictObject({
+      pruneAfterDays: z.number().positive().optional(),
+      maxEntries: z.number().int().positive().optional(),
+    })
+    .optional(),
+});
+
+const queueModeSchema = z.enum(['collect', 'steer', 'followup', 'interrupt']);
+const queueOptionsSchema = z.strictObject({
+  mode: queueModeSchema.optional(),
+  debounceMs: z.number().int().nonnegative().optional(),
+  cap: z.number().int().positive().optional(),
+  drop: z.enum(['old', 'new', 'summarize']).optional(),
+});
+
+const messagesSchema = z.strictObject({
+  queue: z
+    .strictObject({
+      ...queueOptionsSchema.shape,
+      byChannel: z.record(z.string(), queueOptionsSchema).optional(),
+    })
+    .optional(),
+});
+
+const gatewaySectionSchema = z.strictObject({
+  port: z.number().int().min(0).max(65_535).default(18_789),
+  /** `loopback` (127.0.0.1), `lan` (0.0.0.0), or an address to bind. */
+  bind: z.string().min(1).default('loopback'),
+  auth: z
+    .strictObject({
+      mode: z.enum(['token', 'none']).default('token'),
+      token: z.string().optional(),
+    })
+    .default({ mode: 'token' }),
+  controlUi: z.strictObject({ allowedOrigins: z.array(z.string()).default([]) }).optional(),
+});
+
+const toolsSchema = z.strictObject({
+  exec: z
+    .strictObject({
+      allow: z.array(z.string().regex(/^[^/\\\s]+$/, 'expected a bare command name')).default([]),
+      timeoutSeconds: z.number().positive().default(30),
+    })
+    .optional(),
+  webFetch: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      allowHosts: z.array(z.string()).default([]),
+      allowPrivateNetworks: z.boolean().default(false),
+    })
+    .optional(),
+});
+
+const loggingSchema = z.strictObject({
+  level: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  file: z.string().optional(),
+});
+
+export const gatewayConfigSchema = z.strictObject({
+  $schema: z.string().optional(),
+  gateway: gatewaySectionSchema.default({ port: 18_789, bind: 'loopback', auth: { mode: 'token' } }),
+  models: z.strictObject({ providers: z.record(z.string(), providerSchema).default({}) }).default({ providers: {} }),
+  agents: z
+    .strictObject({
+      defaults: agentDefaultsSchema.default(agentDefaultsSchema.parse({})),
+      list: z.array(agentSchema).optional(),
+    })
+    .default({ defaults: agentDefaultsSchema.parse({}) }),
+  bindings: bindingsSchema.default([]),
+  session: sessionSchema.default({}),
+  messages: messagesSchema.default({}),
+  /** Credential profiles and their order (validated by @switchboard/auth-profiles). */
+  auth: z.record(z.string(), z.unknown()).optional(),
+  /** `channels.<id>`: each validated by the channel plugin that owns the id. */
+  channels: z.record(z.string(), z.unknown()).default({}),
+  plugins: z.unknown().optional(),
+  tools: toolsSchema.default({}),
+  logging: loggingSchema.default({ level: 'info' }),
+});
+
+export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
+export type ProviderConfig = z.infer<typeof providerSchema>;
+export type ProviderModelConfig = z.infer<typeof providerModelSchema>;
+export type AgentConfig = z.infer<typeof agentSchema>;
+export type AgentDefaults = z.infer<typeof agentDefaultsSchema>;
+export type ModelChoice = z.infer<typeof modelChoiceSchema>;
+
+/** The plugins section's own schema, applied by the plugin loader (it reports its own paths). */
+export { pluginsConfigSchema };
+
+/** JSON Schema of the configuration, for editors (`switchboard config schema`). */
+export function configJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(gatewayConfigSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+}
