@@ -27,10 +27,16 @@ describe('gateway config', () => {
         session: { dmScope: 'per-channel-peer', reset: { mode: 'idle', idleMinutes: 90 } },
       }`,
     );
-    const { config, path } = loadConfig({ stateDirectory: state, environment: { ANTHROPIC_API_KEY: 'sk-test' } });
+    const { config, path } = loadConfig({
+      stateDirectory: state,
+      environment: { ANTHROPIC_API_KEY: 'sk-test' },
+    });
     expect(path).toBe(join(state, 'switchboard.json'));
     expect(config.models.providers.anthropic?.apiKey).toBe('sk-test');
-    expect(config.models.providers.anthropic?.models[0]).toMatchObject({ id: 'claude-sonnet-4-6', contextWindow: 200000 });
+    expect(config.models.providers.anthropic?.models[0]).toMatchObject({
+      id: 'claude-sonnet-4-6',
+      contextWindow: 200000,
+    });
     expect(config.agents.defaults.model).toEqual({ primary: 'anthropic/claude-sonnet-4-6', fallbacks: [] });
     expect(config.session.dmScope).toBe('per-channel-peer');
   });
@@ -54,17 +60,25 @@ describe('gateway config', () => {
 
   it('reports a binding to an agent missing from agents.list with its index', () => {
     expect(() =>
-      parseGatewayConfig(`{ agents: { list: [{ id: 'home' }] }, bindings: [{ agentId: 'home', match: { channel: 'a' } }, { agentId: 'ghost', match: { channel: 'b' } }] }`, 't', {}),
+      parseGatewayConfig(
+        `{ agents: { list: [{ id: 'home' }] }, bindings: [{ agentId: 'home', match: { channel: 'a' } }, { agentId: 'ghost', match: { channel: 'b' } }] }`,
+        't',
+        {},
+      ),
     ).toThrow(/bindings\[1\]\.agentId/);
   });
 
   it('warns about unknown keys instead of failing', () => {
     const { warnings } = parseGatewayConfig(`{ gateway: { port: 1, colour: 'red' }, wizard: {} }`, 't', {});
-    expect(warnings.map((warning) => warning.path)).toEqual(expect.arrayContaining(['gateway.colour', 'wizard']));
+    expect(warnings.map((warning) => warning.path)).toEqual(
+      expect.arrayContaining(['gateway.colour', 'wizard']),
+    );
   });
 
   it('refuses a missing --config file and bad reset settings', () => {
-    expect(() => loadConfig({ path: '/nonexistent/switchboard.json', stateDirectory: directory() })).toThrow(/does not exist/);
+    expect(() => loadConfig({ path: '/nonexistent/switchboard.json', stateDirectory: directory() })).toThrow(
+      /does not exist/,
+    );
     expect(() => parseGatewayConfig(`{ session: { reset: { atHour: 30 } } }`, 't', {})).toThrow(ConfigError);
   });
 });

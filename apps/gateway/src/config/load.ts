@@ -70,9 +70,16 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
     try {
       text = readFileSync(path, 'utf8');
     } catch (error) {
-      throw new ConfigError('CONFIG_UNREADABLE', `config file ${path} cannot be read: ${(error as Error).message}`);
+      throw new ConfigError(
+        'CONFIG_UNREADABLE',
+        `config file ${path} cannot be read: ${(error as Error).message}`,
+      );
     }
   }
-  const { config, warnings } = parseGatewayConfig(text, path ?? '(defaults)', options.environment ?? process.env);
+  const { config, warnings } = parseGatewayConfig(
+    text,
+    path ?? '(defaults)',
+    options.environment ?? process.env,
+  );
   return { config, path, warnings };
 }

@@ -164,7 +164,9 @@ const loggingSchema = z.strictObject({
 export const gatewayConfigSchema = z.strictObject({
   $schema: z.string().optional(),
   gateway: gatewaySectionSchema.default({ port: 18_789, bind: 'loopback', auth: { mode: 'token' } }),
-  models: z.strictObject({ providers: z.record(z.string(), providerSchema).default({}) }).default({ providers: {} }),
+  models: z
+    .strictObject({ providers: z.record(z.string(), providerSchema).default({}) })
+    .default({ providers: {} }),
   agents: z
     .strictObject({
       defaults: agentDefaultsSchema.default(agentDefaultsSchema.parse({})),
@@ -195,5 +197,8 @@ export { pluginsConfigSchema };
 
 /** JSON Schema of the configuration, for editors (`switchboard config schema`). */
 export function configJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(gatewayConfigSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return z.toJSONSchema(gatewayConfigSchema, { io: 'input', unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
 }

@@ -50,14 +50,18 @@ export interface GatewayMethod<Params = unknown> {
   handle(params: Params, context: MethodContext): unknown;
 }
 
-/** Declares a method with its parameter type inferred from its schema. */
+/**
+ * Declares a method with its parameter type inferred from its schema. The result is the
+ * erased `GatewayMethod` the server holds: the server validates params with the schema
+ * before the handler sees them.
+ */
 export function defineMethod<Schema extends z.ZodType>(method: {
   readonly name: string;
   readonly scope: OperatorScope | ((params: z.infer<Schema>) => OperatorScope);
   readonly params: Schema;
   handle(params: z.infer<Schema>, context: MethodContext): unknown;
-}): GatewayMethod<z.infer<Schema>> {
-  return method as GatewayMethod<z.infer<Schema>>;
+}): GatewayMethod {
+  return method as unknown as GatewayMethod;
 }
 
 export interface HelloDetails {

@@ -1,0 +1,149 @@
+import { z } from 'zod';
+import { GatewayError } from '../protocol/errors.ts';
+import { defineMethod, type GatewayMethod } from '../protocol/server.ts';
+import type { MethodServices } from './context.ts';
+
+const thinking = z.enum(['off', 'minimal', 'low', 'medium', 'high', 'xhigh']);
+
+const attachment = z.looseObject({
+  type: z.string().optional(),
+  mimeType: z.string().optional(),
+  fileName: z.string().optional(),
+  content: z.string(),
+});
+
+export const agentParams = z.looseObject({
+  message: z.string(),
+  idempotencyKey: z.string().min(1).max(256),
+  agentId: z.string().optional(),
+  sessionKey: z.string().max(512).optional(),
+  thinking: thinking.optional(),
+  deliver: z.boolean().optional(),
+  timeout: z.number().positive().optional(),
+  attachments: z.array(attachment).optional(),
+});
+
+export function imagesFrom(attachments: ReadonlyArray<z.infer<typeof attachment>> | undefined) {
+  return (attachments ?? [])
+    .filter((item) => (item.mimeType ?? '').startsWith('image/'))
+    .map((item) => ({ type: 'image' as const, mediaType: item.mimeType ?? 'image/png', data: item.content }));
+}
+
+function runFailed(
+  runId: string,
+  error: { message: string; details?: Readonly<Record<string, unknown>> } | undefined,
+): GatewayError {
+  return new GatewayError('RUN_FAILED', error?.message ?? 'the run failed', {
+    errorClass: 'UNAVAILABLE',
+    details: { ...(error?.details ?? {}), runId },
+  });
+}
+
+function shuttingDown(services: MethodServices): void {
+  if (services.isShuttingDown()) {
+    throw new GatewayError(
+      'SHUTTING_DOWN',
+      'the gateway is shutting down; retry with the same idempotencyKey after it restarts',
+      {
+        retryable: true,
+      },
+    );
+  }
+}
+
+/** `agent` (two responses on one id) and `agent.wait`, as in OpenClaw's protocol v4. */
+export function agentMethods(services: MethodServices): GatewayMethod[] {
+  return [
+    defineMethod({
+      name: 'agent',
+      scope: 'operator.write',
+      params: agentParams,
+      async handle(params, context) {
+        shuttingDown(services);
+        if (params.message.trim() === '' && (params.attachments ?? []).length === 0) {
+          throw new GatewayError('INVALID_PARAMS', 'invalid agent params: message must not be empty');
+        }
+        const admission = await services.inbound.submitRpc({
+          message: params.message,
+          idempotencyKey: params.idempotencyKey,
+          ...(params.sessionKey === undefined ? {} : { sessionKey: params.sessionKey }),
+          ...(params.agentId === undefined ? {} : { agentId: params.agentId }),
+          ...(params.thinking === undefined ? {} : { thinking: params.thinking }),
+          ...(params.deliver === undefined ? {} : { deliver: params.deliver }),
+          ...(params.timeout === undefined ? {} : { timeoutMs: params.timeout * 1000 }),
+          images: imagesFrom(params.attachments),
+          channel: 'webchat',
+        });
+        if (admission.status === 'finished') {
+          if (!admission.final.ok) throw runFailed(admission.runId, admission.final.error);
+          return admission.final.payload;
+        }
+        if (admission.status === 'directive') {
+          return {
+            runId: admission.runId,
+            status: 'ok',
+            summary: 'completed',
+            result: { payloads: [{ text: admission.reply }], meta: { durationMs: 0 } },
+          };
+        }
+        context.respondInterim({
+          runId: admission.runId,
+          sessionKey: admission.sessionKey,
+          agentId: admission.agentId,
+          status: admission.status,
+          acceptedAt: services.now(),
+        });
+        const record = await services.runs.wait(admission.runId, 2 ** 31 - 1);
+        const final = record?.final;
+        if (final === undefined) throw new GatewayError('INTERNAL', 'the run ended without a result');
+        if (!final.ok) throw runFailed(admission.runId, final.error);
+        return final.payload;
+      },
+    }),
+    defineMethod({
+      name: 'agent.wait',
+      scope: 'operator.write',
+      params: z.looseObject({
+        runId: z.string().min(1),
+        timeoutMs: z.number().int().nonnegative().max(600_000).optional(),
+      }),
+      async handle(params) {
+        const record = await services.runs.wait(params.runId, params.timeoutMs ?? 30_000);
+        if (record === undefined) {
+          const stored = await services.store.getState('run-results', params.runId);
+          if (stored === undefined) return { runId: params.runId, status: 'timeout' };
+          const final = stored.value as { ok: boolean; error?: { message: string } };
+          return final.ok
+            ? { runId: params.runId, status: 'ok', endedAt: stored.updatedAt }
+            : {
+                runId: params.runId,
+                status: 'error',
+                endedAt: stored.updatedAt,
+                error: final.error?.message,
+              };
+        }
+        if (record.status === 'ok')
+          return {
+            runId: record.runId,
+            status: 'ok',
+            endedAt: record.endedAt,
+            stopReason: record.stopReason ?? 'stop',
+          };
+        if (record.status === 'aborted')
+          return {
+            runId: record.runId,
+            status: 'error',
+            endedAt: record.endedAt,
+            error: 'aborted',
+            stopReason: 'rpc',
+          };
+        return {
+          runId: record.runId,
+          status: 'error',
+          endedAt: record.endedAt,
+          error: record.error ?? 'the run failed',
+        };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,38 @@
+import type { HookRunner, Logger, PluginRegistry } from '@switchboard/hooks';
+import type { SessionDispatcher, SessionStore } from '@switchboard/sessions';
+import type { PairingStore } from '../access/pairing.ts';
+import type { GatewayConfig } from '../config/schema.ts';
+import type { ChannelManager } from '../runtime/channels.ts';
+import type { Inbound } from '../runtime/inbound.ts';
+import type { ModelCatalog } from '../runtime/models.ts';
+import type { SendOutbound } from '../runtime/outbound.ts';
+import type { RunRegistry } from '../runtime/runs.ts';
+import type { TurnInput } from '../runtime/turn-input.ts';
+
+/** What protocol methods can reach. */
+export interface MethodServices {
+  readonly config: GatewayConfig;
+  readonly configPath: string | undefined;
+  readonly stateDirectory: string;
+  readonly version: string;
+  readonly startedAt: number;
+  readonly store: SessionStore;
+  readonly hooks: HookRunner;
+  readonly registry: PluginRegistry;
+  readonly catalog: ModelCatalog;
+  readonly channels: ChannelManager;
+  readonly pairing: PairingStore;
+  readonly runs: RunRegistry;
+  readonly inbound: Inbound;
+  readonly send: SendOutbound;
+  readonly dispatcher: () => SessionDispatcher<TurnInput>;
+  readonly logger: Logger;
+  readonly now: () => number;
+  readonly isShuttingDown: () => boolean;
+  readonly pluginLoadReport: () => {
+    loaded: readonly string[];
+    failed: ReadonlyArray<{ plugin?: string; source: string; error: string }>;
+  };
+  readonly authProfilesStatus: () => unknown;
+  readonly compactSession: (sessionKey: string, agentId: string) => Promise<Record<string, unknown>>;
+}

@@ -1,0 +1,185 @@
+import type { SessionEntry } from '@switchboard/sessions';
+import { z } from 'zod';
+import { GatewayError } from '../protocol/errors.ts';
+import { defineMethod, type GatewayMethod } from '../protocol/server.ts';
+import type { MethodServices } from './context.ts';
+
+function row(entry: SessionEntry, activeRunIds: readonly string[]): Record<string, unknown> {
+  return {
+    key: entry.key,
+    sessionId: entry.sessionId,
+    agentId: entry.agentId,
+    updatedAt: entry.updatedAt,
+    createdAt: entry.createdAt,
+    chatType: entry.chatType,
+    channel: entry.channel,
+    label: entry.label,
+    displayName: entry.displayName,
+    modelProvider: entry.modelProvider,
+    model: entry.model,
+    thinkingLevel: entry.thinkingLevel,
+    inputTokens: entry.tokens.input,
+    outputTokens: entry.tokens.output,
+    contextTokens: entry.tokens.context,
+    compactionCount: entry.compactionCount,
+    hasActiveRun: activeRunIds.length > 0,
+    ...(activeRunIds.length === 0 ? {} : { activeRunIds }),
+  };
+}
+
+/** `sessions.list`, `sessions.reset`, `sessions.delete`, `sessions.compact`, plus `sessions.export`. */
+export function sessionMethods(services: MethodServices): GatewayMethod[] {
+  const resolve = (key: string, agentId?: string) => services.inbound.resolveSession(key, agentId);
+  return [
+    defineMethod({
+      name: 'sessions.list',
+      scope: 'operator.read',
+      params: z.looseObject({
+        limit: z.number().int().min(1).max(1000).optional(),
+        offset: z.number().int().nonnegative().optional(),
+        agentId: z.string().optional(),
+        search: z.string().optional(),
+        label: z.string().optional(),
+        activeMinutes: z.number().positive().optional(),
+      }),
+      async handle(params) {
+        const limit = params.limit ?? 50;
+        const page = await services.store.listSessions({
+          limit,
+          ...(params.offset === undefined ? {} : { offset: params.offset }),
+          ...(params.agentId === undefined ? {} : { agentId: params.agentId }),
+          ...(params.search === undefined ? {} : { search: params.search }),
+          ...(params.label === undefined ? {} : { label: params.label }),
+          ...(params.activeMinutes === undefined
+            ? {}
+            : { updatedSince: services.now() - params.activeMinutes * 60_000 }),
+          includeTotal: true,
+        });
+        const sessions = page.sessions.map((entry) =>
+          row(
+            entry,
+            services.runs.activeForSession(entry.key).map((run) => run.runId),
+          ),
+        );
+        return {
+          ts: services.now(),
+          path: services.store.location,
+          count: sessions.length,
+          totalCount: page.totalCount,
+          limitApplied: limit,
+          hasMore: page.hasMore,
+          nextOffset: page.hasMore ? (params.offset ?? 0) + sessions.length : null,
+          sessions,
+        };
+      },
+    }),
+    defineMethod({
+      name: 'sessions.reset',
+      scope: 'operator.admin',
+      params: z.looseObject({
+        key: z.string().min(1),
+        agentId: z.string().optional(),
+        reason: z.enum(['new', 'reset']).optional(),
+        expectedSessionId: z.string().optional(),
+      }),
+      async handle(params) {
+        const { sessionKey, agentId } = resolve(params.key, params.agentId);
+        if ((await services.store.getSession(sessionKey)) === undefined)
+          throw new GatewayError('NOT_FOUND', `session ${sessionKey} does not exist`);
+        services.dispatcher().abort(sessionKey, { clearQueue: true });
+        const reason = params.reason ?? 'reset';
+        if (services.hooks.has('before_reset')) {
+          const context = await services.store.buildContext(sessionKey);
+          await services.hooks.run('before_reset', {
+            sessionKey,
+            agentId,
+            reason,
+            messages: context.messages,
+          });
+        }
+        const result = await services.store.resetSession(sessionKey, {
+          reason,
+          ...(params.expectedSessionId === undefined ? {} : { expectedSessionId: params.expectedSessionId }),
+        });
+        if (services.hooks.has('session_end'))
+          void services.hooks.run('session_end', {
+            sessionKey,
+            agentId,
+            sessionId: result.previousSessionId,
+            reason,
+          });
+        if (services.hooks.has('session_start'))
+          void services.hooks.run('session_start', {
+            sessionKey,
+            agentId,
+            sessionId: result.entry.sessionId,
+          });
+        return {
+          ok: true,
+          key: sessionKey,
+          entry: { sessionId: result.entry.sessionId, previousSessionId: result.previousSessionId },
+        };
+      },
+    }),
+    defineMethod({
+      name: 'sessions.delete',
+      scope: 'operator.admin',
+      params: z.looseObject({
+        key: z.string().min(1),
+        agentId: z.string().optional(),
+        expectedSessionId: z.string().optional(),
+      }),
+      async handle(params) {
+        const { sessionKey, agentId } = resolve(params.key, params.agentId);
+        services.dispatcher().abort(sessionKey, { clearQueue: true });
+        const result = await services.store.deleteSession(sessionKey, {
+          ...(params.expectedSessionId === undefined ? {} : { expectedSessionId: params.expectedSessionId }),
+        });
+        if (result.deleted && result.archivedSessionId !== undefined && services.hooks.has('session_end')) {
+          void services.hooks.run('session_end', {
+            sessionKey,
+            agentId,
+            sessionId: result.archivedSessionId,
+            reason: 'deleted',
+          });
+        }
+        return {
+          ok: true,
+          key: sessionKey,
+          deleted: result.deleted,
+          archived: result.archivedSessionId === undefined ? [] : [result.archivedSessionId],
+        };
+      },
+    }),
+    defineMethod({
+      name: 'sessions.compact',
+      scope: 'operator.admin',
+      params: z.looseObject({ key: z.string().min(1), agentId: z.string().optional() }),
+      async handle(params) {
+        const { sessionKey, agentId } = resolve(params.key, params.agentId);
+        if ((await services.store.getSession(sessionKey)) === undefined)
+          throw new GatewayError('NOT_FOUND', `session ${sessionKey} does not exist`);
+        return { ok: true, key: sessionKey, ...(await services.compactSession(sessionKey, agentId)) };
+      },
+    }),
+    defineMethod({
+      name: 'sessions.export',
+      scope: 'operator.read',
+      params: z.looseObject({
+        key: z.string().min(1),
+        agentId: z.string().optional(),
+        sessionId: z.string().optional(),
+      }),
+      async handle(params) {
+        const { sessionKey } = resolve(params.key, params.agentId);
+        const session = await services.store.getSession(sessionKey);
+        const sessionId = params.sessionId ?? session?.sessionId;
+        if (sessionId === undefined)
+          throw new GatewayError('NOT_FOUND', `session ${sessionKey} does not exist`);
+        const entries = [];
+        for await (const entry of services.store.streamTranscript(sessionId)) entries.push(entry);
+        return { key: sessionKey, sessionId, entries };
+      },
+    }),
+  ];
+}

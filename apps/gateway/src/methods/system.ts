@@ -1,0 +1,143 @@
+import { z } from 'zod';
+import { GatewayError } from '../protocol/errors.ts';
+import { defineMethod, type GatewayMethod } from '../protocol/server.ts';
+import type { MethodServices } from './context.ts';
+
+/** `health`, `status`, `send`, and the pairing methods the CLI uses. */
+export function systemMethods(services: MethodServices): GatewayMethod[] {
+  const health = () => {
+    const report = services.pluginLoadReport();
+    const channels = services.channels.status();
+    return {
+      ok: !services.isShuttingDown(),
+      ts: services.now(),
+      uptimeMs: services.now() - services.startedAt,
+      plugins: { loaded: report.loaded, errors: report.failed },
+      channels: Object.fromEntries(
+        channels.map((channel) => [`${channel.channel}:${channel.accountId}`, channel.status]),
+      ),
+      channelOrder: channels.map((channel) => `${channel.channel}:${channel.accountId}`),
+      defaultAgentId: services.inbound.resolveSession(undefined, undefined).agentId,
+      agents: (services.config.agents.list ?? [{ id: 'main' }]).map((agent) => ({ id: agent.id })),
+    };
+  };
+  return [
+    defineMethod({
+      name: 'health',
+      scope: 'operator.read',
+      params: z.looseObject({}),
+      handle: () => health(),
+    }),
+    defineMethod({
+      name: 'status',
+      scope: 'operator.read',
+      params: z.looseObject({}),
+      async handle() {
+        const stats = services.dispatcher().stats();
+        const usage = await services.store.diskUsage();
+        return {
+          runtimeVersion: services.version,
+          node: process.version,
+          pid: process.pid,
+          uptimeMs: services.now() - services.startedAt,
+          memory: { rssBytes: process.memoryUsage().rss },
+          configPath: services.configPath ?? null,
+          stateDir: services.stateDirectory,
+          channels: services.channels.status(),
+          runs: {
+            running: stats.runningRuns,
+            waiting: stats.waitingRuns,
+            queuedMessages: stats.queuedMessages,
+            busySessions: stats.busySessions,
+          },
+          authProfiles: services.authProfilesStatus(),
+          plugins: services.pluginLoadReport(),
+          sessions: { count: usage.sessions, databaseBytes: usage.databaseBytes, walBytes: usage.walBytes },
+          shuttingDown: services.isShuttingDown(),
+        };
+      },
+    }),
+    defineMethod({
+      name: 'send',
+      scope: 'operator.write',
+      params: z.looseObject({
+        to: z.string().min(1),
+        message: z.string().min(1),
+        channel: z.string().optional(),
+        accountId: z.string().optional(),
+        threadId: z.string().optional(),
+        replyToId: z.string().optional(),
+        silent: z.boolean().optional(),
+        idempotencyKey: z.string().min(1),
+      }),
+      async handle(params) {
+        const configured = services.channels.accounts();
+        const channel = params.channel ?? (configured.length === 1 ? configured[0]?.channel.id : undefined);
+        if (channel === undefined) {
+          throw new GatewayError(
+            'INVALID_PARAMS',
+            configured.length === 0
+              ? 'Channel is required (no configured channels detected)'
+              : 'Channel is required when several channels are configured',
+          );
+        }
+        const result = await services.send(
+          {
+            kind: 'text',
+            channel,
+            accountId: params.accountId ?? 'default',
+            peer: { kind: 'direct', id: params.to },
+            ...(params.threadId === undefined ? {} : { threadId: params.threadId }),
+            ...(params.replyToId === undefined ? {} : { replyToMessageId: params.replyToId }),
+            ...(params.silent === undefined ? {} : { silent: params.silent }),
+            text: params.message,
+          },
+          { idempotencyKey: `send:${params.idempotencyKey}` },
+        );
+        if (result.status === 'cancelled') return { ok: false, cancelled: true, reason: result.reason };
+        return {
+          ok: true,
+          channel,
+          messageIds: result.messageIds,
+          duplicate: result.status === 'already-sent',
+        };
+      },
+    }),
+    defineMethod({
+      name: 'pairing.list',
+      scope: 'operator.admin',
+      params: z.looseObject({ channel: z.string().optional() }),
+      async handle(params) {
+        return { requests: await services.pairing.list(params.channel) };
+      },
+    }),
+    defineMethod({
+      name: 'pairing.approve',
+      scope: 'operator.admin',
+      params: z.looseObject({ channel: z.string().min(1), code: z.string().min(1) }),
+      async handle(params) {
+        const request = await services.pairing.approve(params.channel, params.code);
+        if (request === undefined)
+          throw new GatewayError(
+            'NOT_FOUND',
+            `no pending pairing code ${params.code.toUpperCase()} on ${params.channel} (codes expire after an hour)`,
+          );
+        return { ok: true, approved: request };
+      },
+    }),
+    defineMethod({
+      name: 'pairing.deny',
+      scope: 'operator.admin',
+      params: z.looseObject({ channel: z.string().min(1), code: z.string().min(1) }),
+      async handle(params) {
+        const request = await services.pairing.deny(params.channel, params.code);
+        if (request === undefined)
+          throw new GatewayError(
+            'NOT_FOUND',
+            `no pending pairing code ${params.code.toUpperCase()} on ${params.channel}`,
+          );
+        return { ok: true, denied: request };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,520 @@
+import { isAbsolute, join, resolve } from 'node:path';
+import { type AnyAgentTool, createStreamFunction, type StreamFunction } from '@switchboard/core-loop';
+import {
+  type ChannelPlugin,
+  createPluginRegistry,
+  type Logger,
+  loadPlugins,
+  type PluginDefinition,
+  type PluginLoadReport,
+} from '@switchboard/hooks';
+import {
+  createSessionDispatcher,
+  createSqliteSessionStore,
+  type Durability,
+  type SessionDispatcher,
+} from '@switchboard/sessions';
+import { z } from 'zod';
+import { createPairingStore } from '../access/pairing.ts';
+import { ConfigError } from '../config/errors.ts';
+import { type LoadedConfig, loadConfig } from '../config/load.ts';
+import { agentMethods } from '../methods/agent.ts';
+import { chatMethods } from '../methods/chat.ts';
+import type { MethodServices } from '../methods/context.ts';
+import { sessionMethods } from '../methods/sessions.ts';
+import { systemMethods } from '../methods/system.ts';
+import { createBootstrapLoader } from '../prompt/system-prompt.ts';
+import { GatewayError } from '../protocol/errors.ts';
+import {
+  createProtocolServer,
+  defineMethod,
+  type GatewayMethod,
+  isLoopbackHost,
+  type ProtocolServer,
+  tokensMatch,
+} from '../protocol/server.ts';
+import {
+  ensureStateDirectory,
+  expandHome,
+  resolveGatewayToken,
+  resolveStateDirectory,
+} from '../state/state-directory.ts';
+import { createChannelManager } from './channels.ts';
+import { createDirectives } from './directives.ts';
+import { createInbound } from './inbound.ts';
+import { createGatewayLogger } from './logger.ts';
+import { createModelCatalog } from './models.ts';
+import { createOutbound } from './outbound.ts';
+import { type CompactionPolicy, createTurnRunner, type FailoverPolicy } from './runner.ts';
+import { createRunRegistry } from './runs.ts';
+import type { TurnInput } from './turn-input.ts';
+
+export const gatewayVersion = '0.1.0';
+
+export interface StartGatewayOptions {
+  /** `--config`: the config file (default: `switchboard.json` in the state directory). */
+  readonly configPath?: string;
+  readonly stateDirectory?: string;
+  /** `--port`, overriding `gateway.port` (0 picks a free port). */
+  readonly port?: number;
+  /** `--bind`, overriding `gateway.bind`. */
+  readonly bind?: string;
+  readonly environment?: NodeJS.ProcessEnv;
+  readonly logger?: Logger;
+  /** Plugins registered before the configured ones (tests, embedders). */
+  readonly plugins?: readonly PluginDefinition[];
+  /** SQLite durability; default `normal` (commits survive a crash; see docs/decisions). */
+  readonly durability?: Durability;
+  /** Replaces the model stream function (tests, benches). */
+  readonly streamFn?: StreamFunction;
+  readonly failover?: (base: FailoverPolicy) => FailoverPolicy;
+  readonly compaction?: CompactionPolicy;
+  readonly now?: () => number;
+}
+
+export interface GatewayHandle {
+  readonly url: string;
+  readonly httpUrl: string;
+  readonly host: string;
+  readonly port: number;
+  /** The token clients present (undefined when auth mode is none). */
+  readonly token: string | undefined;
+  readonly tokenPath: string | undefined;
+  readonly stateDirectory: string;
+  readonly config: LoadedConfig;
+  readonly server: ProtocolServer;
+  readonly dispatcher: SessionDispatcher<TurnInput>;
+  /** Ends the gateway: stops admitting, lets running turns finish (up to `graceMs`), then closes everything. */
+  close(reason?: string, graceMs?: number): Promise<void>;
+}
+
+/** `loopback` → 127.0.0.1, `lan` → 0.0.0.0, anything else is taken as an address. */
+export function resolveBindHost(bind: string): string {
+  if (bind === 'loopback') return '127.0.0.1';
+  if (bind === 'lan') return '0.0.0.0';
+  return bind;
+}
+
+/** Names of the channels shipped with the gateway and the packages that hold them. */
+const builtinChannelPackages: Readonly<Record<string, string>> = {};
+
+async function builtinChannelPlugins(
+  configuredChannels: readonly string[],
+  logger: Logger,
+): Promise<PluginDefinition[]> {
+  const plugins: PluginDefinition[] = [];
+  for (const id of configuredChannels) {
+    const specifier = builtinChannelPackages[id];
+    if (specifier === undefined) continue;
+    try {
+      const module = (await import(specifier)) as { default?: PluginDefinition };
+      if (module.default !== undefined) plugins.push(module.default);
+    } catch (error) {
+      logger.error('could not load a built-in channel', { channel: id, error: String(error) });
+    }
+  }
+  return plugins;
+}
+
+/** The failover used until credential profiles are configured: one target, no rotation. */
+function singleTargetFailover(catalog: ReturnType<typeof createModelCatalog>): FailoverPolicy {
+  return {
+    first: async ({ reference }) => ({ target: catalog.resolve(reference) }),
+    next: async () => undefined,
+    settle: async () => undefined,
+    describeFailure: (error) => {
+      switch (error.errorClass) {
+        case 'auth':
+        case 'auth_permanent':
+          return `The model provider rejected the credentials (${error.message}). Check the API key.`;
+        case 'rate_limit':
+          return `The model is rate-limited${error.retryAfterMs === undefined ? '' : `; try again in ${Math.ceil(error.retryAfterMs / 1000)} s`}.`;
+        case 'overloaded':
+          return 'The model is overloaded right now; try again shortly.';
+        case 'billing':
+          return 'The model provider refused the request for billing reasons (credit balance).';
+        case 'timeout':
+          return 'The model did not answer in time; try again.';
+        case 'context_overflow':
+          return 'The conversation is too long for the model; send /new to start over.';
+        default:
+          return `The model call failed: ${error.message}`;
+      }
+    },
+  };
+}
+
+const noCompaction: CompactionPolicy = {
+  prepare: async ({ messages }) => messages,
+  recover: async () => undefined,
+};
+
+/** Loads the config and starts the gateway: store, plugins, channels, protocol server, recovery. */
+export async function startGateway(options: StartGatewayOptions = {}): Promise<GatewayHandle> {
+  const environment = options.environment ?? process.env;
+  const now = options.now ?? Date.now;
+  const startedAt = now();
+  const stateDirectory = options.stateDirectory ?? resolveStateDirectory(environment);
+  ensureStateDirectory(stateDirectory);
+  const loaded = loadConfig({
+    ...(options.configPath === undefined ? {} : { path: options.configPath }),
+    stateDirectory,
+    environment,
+  });
+  const config = loaded.config;
+  const logger =
+    options.logger ??
+    createGatewayLogger({
+      level: config.logging.level,
+      ...(config.logging.file === undefined ? {} : { file: config.logging.file }),
+    });
+  for (const warning of loaded.warnings) logger.warn(`config: ${warning.path}: ${warning.message}`);
+
+  const host = resolveBindHost(options.bind ?? config.gateway.bind);
+  const port = options.port ?? config.gateway.port;
+  const authMode = config.gateway.auth.mode;
+  if (authMode === 'none' && !isLoopbackHost(host)) {
+    throw new ConfigError(
+      'CONFIG_UNSAFE',
+      `refusing to bind the gateway to ${host} without auth: set gateway.auth.mode to "token" or bind to loopback`,
+    );
+  }
+  const token =
+    authMode === 'token'
+      ? resolveGatewayToken(stateDirectory, config.gateway.auth.token, environment)
+      : undefined;
+  if (token?.source === 'generated')
+    logger.info(`generated a gateway token; it is in ${token.path} (mode 0600)`);
+
+  const store = await createSqliteSessionStore({
+    stateDirectory,
+    durability: options.durability ?? 'normal',
+    ...(options.now === undefined ? {} : { now }),
+  });
+  const registry = createPluginRegistry({ logger });
+  const catalog = createModelCatalog(config, environment);
+  let pluginReport: PluginLoadReport = { loaded: [], failed: [], disabled: [] };
+  let shuttingDown = false;
+  let server: ProtocolServer | undefined;
+  let dispatcher: SessionDispatcher<TurnInput> | undefined;
+  const getDispatcher = () => {
+    if (dispatcher === undefined) throw new GatewayError('INTERNAL', 'the gateway is not started');
+    return dispatcher;
+  };
+  try {
+    const configuredChannels = Object.keys(config.channels);
+    pluginReport = await loadPlugins(registry, {
+      config: config.plugins,
+      baseDirectory: resolve(import.meta.dirname, '..', '..'),
+      ...(loaded.path === undefined ? {} : { configDirectory: resolve(loaded.path, '..') }),
+      bundled: [...(options.plugins ?? []), ...(await builtinChannelPlugins(configuredChannels, logger))],
+      logger,
+    });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+
+  const pairing = createPairingStore(store, { now });
+  await pairing.load();
+  const runs = createRunRegistry({ now });
+  const broadcast = (event: string, payload: unknown, filter?: Parameters<ProtocolServer['broadcast']>[2]) =>
+    server?.broadcast(event, payload, filter);
+  const channels = createChannelManager({
+    logger,
+    now,
+    receive: (account, message) => inbound.receive(account, message),
+  });
+  const send = createOutbound({ hooks: registry.hooks, channels, store, logger, now });
+  const directives = createDirectives({
+    config,
+    store,
+    hooks: registry.hooks,
+    registry,
+    catalog,
+    dispatcher: getDispatcher,
+    now,
+  });
+  const inboundImpl = createInbound({
+    config,
+    store,
+    hooks: registry.hooks,
+    pairing,
+    directives,
+    runs,
+    send,
+    logger,
+    now,
+    dispatcher: getDispatcher,
+  });
+  const inbound = { receive: inboundImpl.receiveFromChannel };
+
+  let providerStream: StreamFunction | undefined;
+  const streamFn: StreamFunction =
+    options.streamFn ??
+    (async (model, context, streamOptions) => {
+      if (providerStream === undefined) {
+        const { createAnthropicProvider } = await import('@switchboard/core-loop/anthropic');
+        providerStream = createStreamFunction([createAnthropicProvider({})]);
+      }
+      return providerStream(model, context, streamOptions);
+    });
+
+  const baseFailover = singleTargetFailover(catalog);
+  const failover = options.failover?.(baseFailover) ?? baseFailover;
+  const compaction = options.compaction ?? noCompaction;
+  const defaultWorkspace = config.agents.defaults.workspace ?? join(stateDirectory, 'workspace');
+  const workspaceFor = (agentId: string): string => {
+    const configured = config.agents.list?.find((agent) => agent.id.toLowerCase() === agentId)?.workspace;
+    const base = expandHome(
+      configured ??
+        (agentId === 'main' ? defaultWorkspace : join(defaultWorkspace, '..', `workspace-${agentId}`)),
+    );
+    return isAbsolute(base) ? base : resolve(stateDirectory, base);
+  };
+  const pluginTools = (
+    context: Parameters<Parameters<typeof createTurnRunner>[0]['pluginTools']>[0],
+  ): AnyAgentTool[] => {
+    const tools: AnyAgentTool[] = [];
+    for (const registration of registry.tools()) {
+      const tool = 'create' in registration.tool ? registration.tool.create(context) : registration.tool;
+      if (tool !== undefined) tools.push(tool as unknown as AnyAgentTool);
+    }
+    return tools;
+  };
+  const runner = createTurnRunner({
+    config,
+    stateDirectory,
+    store,
+    hooks: registry.hooks,
+    catalog,
+    streamFn,
+    channels,
+    send,
+    runs,
+    broadcast,
+    logger,
+    now,
+    loadBootstrap: createBootstrapLoader(),
+    pluginTools,
+    failover,
+    compaction,
+    workspaceFor,
+  });
+  dispatcher = createSessionDispatcher<TurnInput>({
+    runBatch: (batch, signal) => runner.runBatch(batch, signal),
+    trySteer: (run, message) => runner.trySteer(run, message),
+    maxConcurrentRuns: config.agents.defaults.maxConcurrent,
+    defaults: {},
+    onEvent: (event) => {
+      if (event.type === 'dropped') {
+        for (const message of event.messages) {
+          void store
+            .updateInbound(message.payload.ref, 'failed', {
+              error: `dropped from the queue (${event.reason})`,
+            })
+            .catch(() => undefined);
+          const run = message.payload.runId === undefined ? undefined : runs.get(message.payload.runId);
+          if (run !== undefined && run.final === undefined) {
+            runs.finish(run.runId, 'aborted', {
+              ok: true,
+              payload: { runId: run.runId, status: 'aborted', summary: `dropped (${event.reason})` },
+            });
+          }
+        }
+      } else if (event.type === 'run-end' && event.outcome === 'error') {
+        logger.error('run crashed', {
+          sessionKey: event.sessionKey,
+          runId: event.runId,
+          error: String(event.error),
+        });
+      }
+    },
+  });
+
+  const methodServices: MethodServices = {
+    config,
+    configPath: loaded.path,
+    stateDirectory,
+    version: gatewayVersion,
+    startedAt,
+    store,
+    hooks: registry.hooks,
+    registry,
+    catalog,
+    channels,
+    pairing,
+    runs,
+    inbound: inboundImpl,
+    send,
+    dispatcher: getDispatcher,
+    logger,
+    now,
+    isShuttingDown: () => shuttingDown,
+    pluginLoadReport: () => ({
+      loaded: pluginReport.loaded.map((plugin) => plugin.name),
+      failed: pluginReport.failed.map((failure) => ({
+        ...(failure.plugin === undefined ? {} : { plugin: failure.plugin }),
+        source: failure.source,
+        error: failure.error.message,
+      })),
+    }),
+    authProfilesStatus: () => [],
+    compactSession: async () => {
+      throw new GatewayError('CONFLICT', 'compaction is not available in this build');
+    },
+  };
+  const pluginMethods: GatewayMethod[] = registry.gatewayMethods().map((registration) =>
+    defineMethod({
+      name: registration.name,
+      scope: 'operator.write',
+      params: z.unknown(),
+      handle: (params) =>
+        registration.handler(params, { method: registration.name, signal: new AbortController().signal }),
+    }),
+  );
+  const methods = new Map<string, GatewayMethod>(
+    [
+      ...agentMethods(methodServices),
+      ...chatMethods(methodServices),
+      ...sessionMethods(methodServices),
+      ...systemMethods(methodServices),
+      ...pluginMethods,
+    ].map((method) => [method.name, method]),
+  );
+  const mainKey = config.session.mainKey ?? 'main';
+  const defaultAgent = inboundImpl.resolveSession(undefined, undefined).agentId;
+
+  server = createProtocolServer({
+    host,
+    port,
+    auth: token === undefined ? { mode: 'none' } : { mode: 'token', token: token.token },
+    methods,
+    allowedOrigins: config.gateway.controlUi?.allowedOrigins ?? [],
+    isReady: () => !shuttingDown,
+    now,
+    log: (level, message, fields) => logger[level](message, fields),
+    hello: {
+      serverVersion: gatewayVersion,
+      methods: [...methods.keys()],
+      events: ['connect.challenge', 'agent', 'chat', 'tick', 'shutdown'],
+      snapshot: () => ({
+        presence: [],
+        health: {},
+        stateVersion: { presence: 0, health: 0 },
+        uptimeMs: now() - startedAt,
+        sessionDefaults: {
+          defaultAgentId: defaultAgent,
+          mainKey,
+          mainSessionKey: `agent:${defaultAgent}:${mainKey}`,
+          scope: 'per-sender',
+        },
+        authMode,
+        stateDir: stateDirectory,
+        ...(loaded.path === undefined ? {} : { configPath: loaded.path }),
+      }),
+    },
+    http: async (request, response) => {
+      const path = (request.url ?? '/').split('?')[0] ?? '/';
+      for (const registration of registry.httpRoutes()) {
+        const route = registration.route;
+        const matches =
+          route.match === 'prefix'
+            ? path === route.path || path.startsWith(`${route.path}/`)
+            : path === route.path;
+        if (!matches) continue;
+        if (route.methods !== undefined && !route.methods.includes(request.method ?? 'GET')) continue;
+        if (route.auth === 'gateway' && token !== undefined) {
+          const header = request.headers.authorization ?? '';
+          const presented = header.startsWith('Bearer ') ? header.slice(7) : '';
+          if (!tokensMatch(presented, token.token)) {
+            response
+              .writeHead(401, { 'content-type': 'application/json' })
+              .end(JSON.stringify({ ok: false, error: 'unauthorized' }));
+            return true;
+          }
+        }
+        await route.handler(request, response);
+        return true;
+      }
+      return false;
+    },
+  });
+
+  let address: { port: number };
+  try {
+    address = await server.listen();
+  } catch (error) {
+    await store.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ConfigError(
+      'CONFIG_UNSAFE',
+      code === 'EADDRINUSE'
+        ? `port ${port} on ${host} is already in use; is another gateway running? (--port picks another)`
+        : `cannot listen on ${host}:${port}: ${(error as Error).message}`,
+    );
+  }
+  const channelRegistrations: Array<{ plugin: string; channel: ChannelPlugin }> = registry
+    .channels()
+    .map((registration) => ({
+      plugin: registration.plugin,
+      channel: registration.channel,
+    }));
+  const channelWarnings = await channels.start(channelRegistrations, config.channels);
+  for (const warning of channelWarnings) logger.warn(`config: ${warning}`);
+  for (const id of Object.keys(config.channels)) {
+    if (registry.channel(id) === undefined)
+      logger.warn(`config: channels.${id}: no channel plugin with this id is loaded; the section is ignored`);
+  }
+  await inboundImpl.recover();
+  const gatewaySignal = new AbortController();
+  if (registry.hooks.has('gateway_start')) {
+    void registry.hooks.run('gateway_start', {
+      startedAt: now(),
+      address: { host, port: address.port },
+      signal: gatewaySignal.signal,
+    });
+  }
+  const displayHost = host.includes(':') ? `[${host}]` : host;
+  logger.info(`gateway listening on ws://${displayHost}:${address.port}`, {
+    stateDirectory,
+    config: loaded.path ?? '(defaults)',
+  });
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: `ws://${displayHost}:${address.port}`,
+    httpUrl: `http://${displayHost}:${address.port}`,
+    host,
+    port: address.port,
+    token: token?.token,
+    tokenPath: token?.path,
+    stateDirectory,
+    config: loaded,
+    server,
+    dispatcher,
+    close(reason = 'shutdown', graceMs = 10_000) {
+      closing ??= (async () => {
+        shuttingDown = true;
+        const active = dispatcher;
+        if (active !== undefined) {
+          const drained = active.close({ abort: false });
+          const timer = new Promise<'timeout'>((resolveTimeout) =>
+            setTimeout(() => resolveTimeout('timeout'), graceMs).unref(),
+          );
+          if ((await Promise.race([drained.then(() => 'done' as const), timer])) === 'timeout')
+            await active.close({ abort: true });
+        }
+        if (registry.hooks.has('gateway_stop'))
+          await registry.hooks.run('gateway_stop', { reason: reason === 'restart' ? 'restart' : 'shutdown' });
+        gatewaySignal.abort();
+        await server?.close(reason);
+        await channels.stop();
+        await registry.unregisterAll();
+        await store.close();
+        logger.info('gateway stopped', { reason });
+      })();
+      return closing;
+    },
+  };
+}

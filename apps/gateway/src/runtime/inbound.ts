@@ -1,0 +1,428 @@
+import type { ThinkingLevel } from '@switchboard/core-loop';
+import type { HookRunner, ImageContent, InboundMessage, Logger, ReceiveOutcome } from '@switchboard/hooks';
+import {
+  createRouteResolver,
+  DEFAULT_MAIN_KEY,
+  normalizeAgentId,
+  parseAgentSessionKey,
+  type RoutingConfig,
+  resolveDefaultAgentId,
+  resolveThreadSessionKeys,
+} from '@switchboard/routing';
+import type { InboundRecord, QueueMode, SessionDispatcher, SessionStore } from '@switchboard/sessions';
+import { decideAccess } from '../access/access-policy.ts';
+import type { PairingStore } from '../access/pairing.ts';
+import type { GatewayConfig } from '../config/schema.ts';
+import { GatewayError } from '../protocol/errors.ts';
+import type { ManagedAccount } from './channels.ts';
+import type { Directives } from './directives.ts';
+import type { SendOutbound } from './outbound.ts';
+import type { RunFinal, RunRegistry } from './runs.ts';
+import { refKey, rpcAccountId, rpcChannel, type TurnInput } from './turn-input.ts';
+
+/** What a channel message is journaled with, so a restart can replay it. */
+interface ChannelJournalPayload {
+  readonly kind: 'channel';
+  readonly message: InboundMessage;
+  readonly commandsAuthorized: boolean;
+}
+
+interface RpcJournalPayload {
+  readonly kind: 'rpc';
+  readonly input: TurnInput;
+}
+
+export interface RpcSubmission {
+  readonly message: string;
+  readonly idempotencyKey: string;
+  readonly sessionKey?: string;
+  readonly agentId?: string;
+  readonly thinking?: ThinkingLevel;
+  readonly deliver?: boolean;
+  readonly timeoutMs?: number;
+  readonly images?: readonly ImageContent[];
+  readonly queueMode?: QueueMode;
+  /** `webchat` for chat.send, else the protocol client. */
+  readonly channel: string;
+}
+
+export type RpcAdmission =
+  | {
+      readonly status: 'accepted';
+      readonly runId: string;
+      readonly sessionKey: string;
+      readonly agentId: string;
+    }
+  | {
+      readonly status: 'in_flight';
+      readonly runId: string;
+      readonly sessionKey: string;
+      readonly agentId: string;
+    }
+  | { readonly status: 'finished'; readonly runId: string; readonly final: RunFinal }
+  /** A directive (`/status`, `/new` …) answered at once. */
+  | {
+      readonly status: 'directive';
+      readonly runId: string;
+      readonly sessionKey: string;
+      readonly agentId: string;
+      readonly reply: string;
+    };
+
+export interface InboundDependencies {
+  readonly config: GatewayConfig;
+  readonly store: SessionStore;
+  readonly hooks: HookRunner;
+  readonly pairing: PairingStore;
+  readonly directives: Directives;
+  readonly runs: RunRegistry;
+  readonly send: SendOutbound;
+  readonly logger: Logger;
+  readonly now: () => number;
+  readonly dispatcher: () => SessionDispatcher<TurnInput>;
+}
+
+export interface Inbound {
+  receiveFromChannel(account: ManagedAccount, message: InboundMessage): Promise<ReceiveOutcome>;
+  submitRpc(submission: RpcSubmission): Promise<RpcAdmission>;
+  /** Resumes journaled messages that were never answered; returns how many. */
+  recover(): Promise<number>;
+  /** Resolves the session key and agent for a protocol request. */
+  resolveSession(
+    sessionKey: string | undefined,
+    agentId: string | undefined,
+  ): { sessionKey: string; agentId: string };
+}
+
+/** Serializes work per conversation so messages are routed and queued in arrival order. */
+function createOrderedQueue() {
+  const tails = new Map<string, Promise<void>>();
+  return (key: string, work: () => Promise<void>): Promise<void> => {
+    const previous = tails.get(key) ?? Promise.resolve();
+    const next = previous.then(work, work);
+    const tail = next.catch(() => undefined);
+    tails.set(key, tail);
+    void tail.then(() => {
+      if (tails.get(key) === tail) tails.delete(key);
+    });
+    return next;
+  };
+}
+
+export function createInbound(dependencies: InboundDependencies): Inbound {
+  const { config, store, hooks, pairing, directives, runs, send, logger, now } = dependencies;
+  const routing = config as unknown as RoutingConfig;
+  const resolver = createRouteResolver();
+  const inOrder = createOrderedQueue();
+  const mainKey = (config.session.mainKey ?? DEFAULT_MAIN_KEY).trim().toLowerCase() || DEFAULT_MAIN_KEY;
+
+  function queueOptions(channel: string): {
+    mode?: QueueMode;
+    debounceMs?: number;
+    cap?: number;
+    drop?: 'old' | 'new' | 'summarize';
+  } {
+    const global = config.messages.queue;
+    const byChannel = global?.byChannel?.[channel];
+    const pick = <K extends 'mode' | 'debounceMs' | 'cap' | 'drop'>(key: K) =>
+      byChannel?.[key] ?? global?.[key];
+    return {
+      ...(pick('mode') === undefined ? {} : { mode: pick('mode') }),
+      ...(pick('debounceMs') === undefined ? {} : { debounceMs: pick('debounceMs') }),
+      ...(pick('cap') === undefined ? {} : { cap: pick('cap') }),
+      ...(pick('drop') === undefined ? {} : { drop: pick('drop') }),
+    };
+  }
+
+  async function replyTo(message: InboundMessage, text: string, key: string): Promise<void> {
+    try {
+      await send(
+        {
+          kind: 'text',
+          channel: message.channel,
+          accountId: message.accountId,
+          peer: message.peer,
+          ...(message.thread === undefined ? {} : { threadId: message.thread.id }),
+          ...(message.chatType === 'direct' ? {} : { replyToMessageId: message.messageId }),
+          text,
+        },
+        { idempotencyKey: key },
+      );
+    } catch (error) {
+      logger.warn('could not send a reply', { channel: message.channel, error: String(error) });
+    }
+  }
+
+  function enqueue(input: TurnInput): void {
+    const options = input.origin === 'rpc' ? { mode: 'followup' as const } : queueOptions(input.channel);
+    const result = dependencies.dispatcher().enqueue(input.sessionKey, {
+      id: refKey(input.ref),
+      text: input.text,
+      payload: input,
+      routeKey:
+        input.origin === 'rpc'
+          ? `rpc:${refKey(input.ref)}`
+          : input.kind === 'compact'
+            ? `compact:${refKey(input.ref)}`
+            : `${input.channel}:${input.accountId}:${input.peer?.id}:${input.threadId ?? ''}`,
+      ...options,
+      ...(input.kind === 'compact' ? { mode: 'followup' as const } : {}),
+    });
+    if (result.status === 'dropped') {
+      void store
+        .updateInbound(input.ref, 'failed', { error: `dropped: ${result.reason}` })
+        .catch(() => undefined);
+    } else if (result.status === 'queued' || result.status === 'interrupting') {
+      void store.updateInbound(input.ref, 'queued', { sessionKey: input.sessionKey }).catch(() => undefined);
+    }
+  }
+
+  /** Routing, directives and queueing for a journaled channel message. */
+  async function process(
+    record: InboundRecord,
+    payload: ChannelJournalPayload,
+    recovered: boolean,
+  ): Promise<void> {
+    const message = payload.message;
+    if (hooks.has('message_received')) void hooks.run('message_received', { message });
+    if (hooks.has('inbound_claim')) {
+      const claim = await hooks.run('inbound_claim', { message });
+      if (claim.handled) {
+        if (claim.reply !== undefined) await replyTo(message, claim.reply, `${refKey(record)}:claim`);
+        await store.updateInbound(record, 'replied');
+        return;
+      }
+    }
+    const group = message.chatType === 'direct' ? undefined : message;
+    const parentPeer = message.thread?.parentPeer;
+    const route = resolver.resolveAgentRoute({
+      config: routing,
+      channel: message.channel,
+      accountId: message.accountId,
+      peer: { kind: message.peer.kind, id: message.peer.id },
+      ...(parentPeer === undefined ? {} : { parentPeer: { kind: parentPeer.kind, id: parentPeer.id } }),
+      ...(group?.guildId === undefined ? {} : { guildId: group.guildId }),
+      ...(group?.teamId === undefined ? {} : { teamId: group.teamId }),
+      ...(group?.memberRoleIds === undefined ? {} : { memberRoleIds: group.memberRoleIds }),
+    });
+    // Threads that are their own conversation (Discord) keep the peer's key; others get a suffix.
+    const sessionKey =
+      message.thread === undefined || parentPeer !== undefined
+        ? route.sessionKey
+        : resolveThreadSessionKeys({ baseSessionKey: route.sessionKey, threadId: message.thread.id })
+            .sessionKey;
+
+    let text = message.text;
+    if (payload.commandsAuthorized && !recovered) {
+      const outcome = await directives.handle({
+        text,
+        sessionKey,
+        agentId: route.agentId,
+        channel: message.channel,
+        message,
+      });
+      if (outcome.kind === 'handled') {
+        if (outcome.reply !== undefined) await replyTo(message, outcome.reply, `${refKey(record)}:directive`);
+        await store.updateInbound(record, 'replied', { sessionKey });
+        return;
+      }
+      if (outcome.kind === 'compact') {
+        enqueue({ ...baseInput(record, message, route.agentId, sessionKey), kind: 'compact' });
+        return;
+      }
+      if (outcome.kind === 'continue') text = outcome.text;
+    }
+    enqueue({
+      ...baseInput(record, message, route.agentId, sessionKey),
+      text,
+      ...(recovered ? { recovered: true } : {}),
+    });
+  }
+
+  function baseInput(
+    record: InboundRecord,
+    message: InboundMessage,
+    agentId: string,
+    sessionKey: string,
+  ): TurnInput {
+    return {
+      kind: 'message',
+      ref: { channel: record.channel, accountId: record.accountId, messageId: record.messageId },
+      origin: 'channel',
+      text: message.text,
+      agentId,
+      sessionKey,
+      chatType: message.chatType,
+      channel: message.channel,
+      accountId: message.accountId,
+      peer: message.peer,
+      ...(message.thread === undefined ? {} : { threadId: message.thread.id }),
+      replyToMessageId: message.messageId,
+      senderId: message.sender.id,
+      receivedAt: record.receivedAt,
+    };
+  }
+
+  function resolveSession(
+    requestedKey: string | undefined,
+    requestedAgent: string | undefined,
+  ): { sessionKey: string; agentId: string } {
+    if (requestedKey !== undefined && requestedKey.trim() !== '') {
+      const trimmed = requestedKey.trim();
+      const parsed = parseAgentSessionKey(trimmed);
+      if (parsed !== null)
+        return { sessionKey: trimmed.toLowerCase(), agentId: normalizeAgentId(parsed.agentId) };
+      const agentId = normalizeAgentId(requestedAgent ?? resolveDefaultAgentId(routing));
+      const rest = trimmed.toLowerCase() === 'main' ? mainKey : trimmed.toLowerCase();
+      return { sessionKey: `agent:${agentId}:${rest}`, agentId };
+    }
+    const agentId = normalizeAgentId(requestedAgent ?? resolveDefaultAgentId(routing));
+    return { sessionKey: `agent:${agentId}:${mainKey}`, agentId };
+  }
+
+  async function cachedFinal(runId: string): Promise<RunFinal | undefined> {
+    const record = runs.get(runId);
+    if (record?.final !== undefined) return record.final;
+    const stored = await store.getState('run-results', runId);
+    return stored?.value as RunFinal | undefined;
+  }
+
+  return {
+    resolveSession,
+    async receiveFromChannel(account, message) {
+      const decision = decideAccess({
+        message,
+        access: account.access,
+        approvedSenders: pairing.approvedSenders(message.channel, message.accountId),
+        ...(account.channel.normalizeAllowEntry === undefined
+          ? {}
+          : { normalize: (entry: string) => account.channel.normalizeAllowEntry!(entry) }),
+      });
+      if (decision.kind === 'drop') return { status: 'dropped', reason: decision.reason };
+      if (decision.kind === 'pair') {
+        const request = await pairing.request(message.channel, message.accountId, message.sender);
+        if (request.status === 'created') {
+          const { code } = request.request;
+          await replyTo(
+            message,
+            `Hi! I don't know you yet. Ask the operator of this bot to approve you with this code: ${code}\n(switchboard pairing approve ${message.channel} ${code})`,
+            `pairing:${message.channel}:${message.accountId}:${code}`,
+          );
+          if (hooks.has('channel_pairing_requested')) {
+            void hooks.run('channel_pairing_requested', {
+              channel: message.channel,
+              accountId: message.accountId,
+              sender: message.sender,
+              code,
+              expiresAt: request.request.expiresAt,
+            });
+          }
+        }
+        return {
+          status: 'dropped',
+          reason: request.status === 'limited' ? 'pairing-limit' : 'pairing-required',
+        };
+      }
+      const payload: ChannelJournalPayload = {
+        kind: 'channel',
+        message,
+        commandsAuthorized: decision.commandsAuthorized,
+      };
+      const journaled = await store.journalInbound({
+        channel: message.channel,
+        accountId: message.accountId,
+        messageId: message.messageId,
+        receivedAt: now(),
+        payload,
+      });
+      if (journaled.duplicate) return { status: 'duplicate' };
+      const conversation = `${message.channel}:${message.accountId}:${message.peer.id}`;
+      void inOrder(conversation, () => process(journaled.record, payload, false)).catch((error: unknown) => {
+        logger.error('inbound processing failed', { ref: refKey(journaled.record), error: String(error) });
+        void store.updateInbound(journaled.record, 'failed', { error: String(error) }).catch(() => undefined);
+      });
+      return { status: 'journaled' };
+    },
+
+    async submitRpc(submission) {
+      const runId = submission.idempotencyKey;
+      const existing = runs.get(runId);
+      if (existing !== undefined && existing.final === undefined) {
+        return { status: 'in_flight', runId, sessionKey: existing.sessionKey, agentId: existing.agentId };
+      }
+      const finished = await cachedFinal(runId);
+      if (finished !== undefined) return { status: 'finished', runId, final: finished };
+
+      const { sessionKey, agentId } = resolveSession(submission.sessionKey, submission.agentId);
+      const text = submission.message;
+      const directive = await directives.handle({ text, sessionKey, agentId, channel: submission.channel });
+      if (directive.kind === 'handled')
+        return { status: 'directive', runId, sessionKey, agentId, reply: directive.reply ?? '' };
+      const ref = { channel: rpcChannel, accountId: rpcAccountId, messageId: runId };
+      const input: TurnInput = {
+        kind: directive.kind === 'compact' ? 'compact' : 'message',
+        ref,
+        origin: 'rpc',
+        text: directive.kind === 'continue' ? directive.text : text,
+        ...(submission.images === undefined || submission.images.length === 0
+          ? {}
+          : { images: submission.images }),
+        agentId,
+        sessionKey,
+        chatType: 'direct',
+        channel: submission.channel,
+        accountId: rpcAccountId,
+        runId,
+        ...(submission.deliver === undefined ? {} : { deliver: submission.deliver }),
+        ...(submission.thinking === undefined ? {} : { thinking: submission.thinking }),
+        ...(submission.timeoutMs === undefined ? {} : { timeoutMs: submission.timeoutMs }),
+        receivedAt: now(),
+      };
+      const journaled = await store.journalInbound({
+        ...ref,
+        receivedAt: input.receivedAt,
+        sessionKey,
+        payload: { kind: 'rpc', input } satisfies RpcJournalPayload,
+      });
+      if (journaled.duplicate) {
+        const stored = await cachedFinal(runId);
+        if (stored !== undefined) return { status: 'finished', runId, final: stored };
+        if (journaled.record.state === 'failed') {
+          throw new GatewayError(
+            'CONFLICT',
+            `run ${runId} ended without a result (${journaled.record.error ?? 'failed'}); retry with a new idempotencyKey`,
+          );
+        }
+        return { status: 'in_flight', runId, sessionKey, agentId };
+      }
+      runs.accept(runId, sessionKey, agentId);
+      enqueue(input);
+      return { status: 'accepted', runId, sessionKey, agentId };
+    },
+
+    async recover() {
+      const records = await store.listUnfinishedInbound();
+      let count = 0;
+      for (const record of records) {
+        const payload = record.payload as ChannelJournalPayload | RpcJournalPayload | undefined;
+        if (payload?.kind === 'rpc') {
+          runs.accept(
+            payload.input.runId ?? record.messageId,
+            payload.input.sessionKey,
+            payload.input.agentId,
+          );
+          enqueue({ ...payload.input, recovered: true });
+          count += 1;
+        } else if (payload?.kind === 'channel') {
+          const conversation = `${payload.message.channel}:${payload.message.accountId}:${payload.message.peer.id}`;
+          void inOrder(conversation, () => process(record, payload, true));
+          count += 1;
+        } else {
+          await store.updateInbound(record, 'failed', { error: 'journal payload missing; cannot resume' });
+        }
+      }
+      if (count > 0) logger.info('resuming messages that were not answered before the restart', { count });
+      return count;
+    },
+  };
+}

@@ -1,0 +1,97 @@
+import { anthropicModel, type Model } from '@switchboard/core-loop';
+import type { GatewayConfig, ProviderConfig } from '../config/schema.ts';
+import { GatewayError } from '../protocol/errors.ts';
+
+/** The model used when neither the agent nor `agents.defaults.model` names one. */
+export const defaultModelReference = 'anthropic/claude-sonnet-4-6';
+
+/** A model reference resolved to what a call needs: the model and the endpoint's credentials. */
+export interface ModelTarget {
+  /** `<provider>/<model>` */
+  readonly reference: string;
+  readonly provider: string;
+  readonly model: Model;
+  readonly apiKey: string | undefined;
+  readonly authToken: string | undefined;
+  readonly baseUrl: string | undefined;
+  readonly headers: Readonly<Record<string, string>> | undefined;
+  readonly timeoutMs: number | undefined;
+}
+
+export interface ModelCatalog {
+  /** Resolves `<provider>/<model>`; throws a GatewayError naming an unknown provider. */
+  resolve(reference: string): ModelTarget;
+  readonly providers: readonly string[];
+}
+
+export function splitModelReference(reference: string): { provider: string; modelId: string } {
+  const slash = reference.indexOf('/');
+  if (slash <= 0 || slash === reference.length - 1) {
+    throw new GatewayError('INVALID_PARAMS', `model "${reference}" is not of the form <provider>/<model>`);
+  }
+  return { provider: reference.slice(0, slash).toLowerCase(), modelId: reference.slice(slash + 1) };
+}
+
+/**
+ * The providers of `models.providers`, plus an implicit `anthropic` provider fed by
+ * `ANTHROPIC_API_KEY` / `ANTHROPIC_AUTH_TOKEN` / `ANTHROPIC_BASE_URL` when the config does not
+ * declare one, so `ANTHROPIC_API_KEY=… switchboard gateway run` works with no config file.
+ */
+export function createModelCatalog(
+  config: GatewayConfig,
+  environment: NodeJS.ProcessEnv = process.env,
+): ModelCatalog {
+  const providers = new Map<string, ProviderConfig>(Object.entries(config.models.providers));
+  if (!providers.has('anthropic')) {
+    providers.set('anthropic', {
+      api: 'anthropic-messages',
+      models: [],
+      ...(environment.ANTHROPIC_API_KEY ? { apiKey: environment.ANTHROPIC_API_KEY } : {}),
+      ...(environment.ANTHROPIC_AUTH_TOKEN ? { authToken: environment.ANTHROPIC_AUTH_TOKEN } : {}),
+      ...(environment.ANTHROPIC_BASE_URL ? { baseUrl: environment.ANTHROPIC_BASE_URL } : {}),
+    });
+  }
+  const cache = new Map<string, ModelTarget>();
+  return {
+    providers: [...providers.keys()],
+    resolve(reference) {
+      const cached = cache.get(reference);
+      if (cached !== undefined) return cached;
+      const { provider, modelId } = splitModelReference(reference);
+      const settings = providers.get(provider);
+      if (settings === undefined) {
+        throw new GatewayError(
+          'INVALID_PARAMS',
+          `model "${reference}" names provider "${provider}", which is not configured (models.providers has: ${[...providers.keys()].join(', ')})`,
+        );
+      }
+      const configured = settings.models.find((entry) => entry.id === modelId);
+      const model = anthropicModel(modelId, {
+        provider,
+        ...(settings.baseUrl === undefined ? {} : { baseUrl: settings.baseUrl }),
+        ...(configured === undefined
+          ? {}
+          : {
+              contextWindow: configured.contextWindow,
+              maxOutputTokens: configured.maxTokens,
+              ...(configured.name === undefined ? {} : { name: configured.name }),
+              ...(configured.input === undefined ? {} : { input: configured.input }),
+              ...(configured.cost === undefined ? {} : { cost: configured.cost }),
+              ...(configured.reasoning === false ? { thinking: undefined } : {}),
+            }),
+      });
+      const target: ModelTarget = {
+        reference: `${provider}/${modelId}`,
+        provider,
+        model,
+        apiKey: settings.apiKey,
+        authToken: settings.authToken,
+        baseUrl: settings.baseUrl,
+        headers: settings.headers,
+        timeoutMs: settings.timeoutSeconds === undefined ? undefined : settings.timeoutSeconds * 1000,
+      };
+      cache.set(reference, target);
+      return target;
+    },
+  };
+}

@@ -1,0 +1,96 @@
+import type { HookRunner, Logger, OutboundMessage, OutboundScope } from '@switchboard/hooks';
+import type { SessionStore } from '@switchboard/sessions';
+import { GatewayError } from '../protocol/errors.ts';
+import type { ChannelManager } from './channels.ts';
+
+export type OutboundResult =
+  | { readonly status: 'sent'; readonly messageIds: readonly string[] }
+  /** A receipt shows this exact delivery already happened (a retry or a crash replay). */
+  | { readonly status: 'already-sent'; readonly messageIds: readonly string[] }
+  | { readonly status: 'cancelled'; readonly reason: string };
+
+export interface OutboundOptions {
+  /** Makes the delivery exactly-once: a second send with the same key is not sent again. */
+  readonly idempotencyKey?: string;
+  readonly scope?: OutboundScope;
+  readonly signal?: AbortSignal;
+}
+
+export type SendOutbound = (message: OutboundMessage, options?: OutboundOptions) => Promise<OutboundResult>;
+
+export interface OutboundDependencies {
+  readonly hooks: HookRunner;
+  readonly channels: ChannelManager;
+  readonly store: SessionStore;
+  readonly logger: Logger;
+  readonly now: () => number;
+}
+
+/**
+ * Every message the gateway sends to a platform goes through here: `message_sending` (may
+ * rewrite or cancel), a delivery receipt claimed under the idempotency key, the channel's
+ * `send`, the receipt recorded with the platform's id, then `message_sent`.
+ */
+export function createOutbound(dependencies: OutboundDependencies): SendOutbound {
+  const { hooks, channels, store, logger, now } = dependencies;
+  return async (original, options = {}) => {
+    let message = original;
+    const scope = options.scope ?? {};
+    if (hooks.has('message_sending')) {
+      const outcome = await hooks.run('message_sending', { ...scope, message });
+      if (outcome.cancel)
+        return { status: 'cancelled', reason: outcome.reason ?? `cancelled by ${outcome.plugin}` };
+      message = outcome.message;
+    }
+    const account = channels.account(message.channel, message.accountId);
+    if (account?.running === undefined) {
+      throw new GatewayError(
+        'CONFLICT',
+        `channel ${message.channel} account ${message.accountId} is not running (${account?.status.state ?? 'not configured'})`,
+        { retryable: true },
+      );
+    }
+    const key = options.idempotencyKey;
+    if (key !== undefined) {
+      const claim = await store.claimDelivery(key, {
+        channel: message.channel,
+        accountId: message.accountId,
+        to: message.peer.id,
+        ...(scope.runId === undefined ? {} : { runId: scope.runId }),
+      });
+      if (claim.status === 'already-sent') {
+        const id = claim.receipt.platformMessageId;
+        return { status: 'already-sent', messageIds: id === undefined ? [] : [id] };
+      }
+      if (claim.status === 'in-progress')
+        return { status: 'cancelled', reason: 'the same delivery is in progress elsewhere' };
+    }
+    const started = now();
+    try {
+      const result = await account.running.send(message);
+      if (key !== undefined) await store.recordDelivery(key, result.messageIds.join(',') || 'sent');
+      if (hooks.has('message_sent')) {
+        await hooks.run('message_sent', {
+          ...scope,
+          message,
+          result: { ok: true, messageIds: result.messageIds },
+          durationMs: now() - started,
+        });
+      }
+      return { status: 'sent', messageIds: result.messageIds };
+    } catch (error) {
+      const text = error instanceof Error ? error.message : String(error);
+      if (key !== undefined) await store.failDelivery(key, text).catch(() => undefined);
+      logger.warn('send failed', { channel: message.channel, accountId: message.accountId, error: text });
+      if (hooks.has('message_sent')) {
+        await hooks.run('message_sent', {
+          ...scope,
+          message,
+          result: { ok: false, error: text },
+          durationMs: now() - started,
+        });
+      }
+      throw error;
+    }
+  };
+}

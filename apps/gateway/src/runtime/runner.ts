@@ -1,0 +1,1003 @@
+import {
+  Agent,
+  type AgentEvent,
+  type AgentMessage,
+  type AnyAgentTool,
+  type Model,
+  ModelError,
+  type StreamFunction,
+  type ThinkingLevel,
+  toModelError,
+} from '@switchboard/core-loop';
+import type {
+  AssistantMessage,
+  HookRunner,
+  Logger,
+  Message,
+  OutboundMessage,
+  ToolContext,
+  Usage,
+  UserMessage,
+} from '@switchboard/hooks';
+import type { ActiveRun, QueuedMessage, RunBatch, SessionEntry, SessionStore } from '@switchboard/sessions';
+import { applyResetPolicy, resolveResetPolicy } from '@switchboard/sessions';
+import type { AgentConfig, GatewayConfig } from '../config/schema.ts';
+import {
+  createReplyStream,
+  isSilentReplyText,
+  type ReplySummary,
+  stripReasoningTags,
+  stripSilentTokens,
+} from '../delivery/index.ts';
+import { type BootstrapFile, buildSystemPrompt } from '../prompt/system-prompt.ts';
+import { toProtocolError } from '../protocol/errors.ts';
+import { createBuiltinTools, type MessageTarget } from '../tools/builtin.ts';
+import { openWorkspace, type WorkspaceFiles } from '../tools/workspace-files.ts';
+import type { ChannelManager } from './channels.ts';
+import type { ModelCatalog, ModelTarget } from './models.ts';
+import type { SendOutbound } from './outbound.ts';
+import { type Broadcast, createRunEvents } from './run-events.ts';
+import type { RunFinal, RunRegistry } from './runs.ts';
+import { refKey, type TurnInput } from './turn-input.ts';
+
+/** The transcript marker written with every answered turn (decision 0004). */
+export const answeredMarkerType = 'inbound-answered';
+
+interface AnsweredMarker {
+  readonly refs: readonly string[];
+  readonly runId: string;
+  readonly replies: readonly string[];
+}
+
+/** Decides what to do after a failed attempt; the default fails the run. */
+export interface FailoverPolicy {
+  /** The model and credential for the first attempt. */
+  first(input: {
+    readonly reference: string;
+    readonly sessionKey: string;
+    readonly session: SessionEntry;
+  }): Promise<AttemptTarget>;
+  /** After a model error: another target to retry with, or undefined to give up. */
+  next(input: {
+    readonly error: ModelError;
+    readonly current: AttemptTarget;
+    readonly attempt: number;
+  }): Promise<AttemptTarget | undefined>;
+  /** Records the outcome of an attempt (cooldowns, last good). */
+  settle(
+    target: AttemptTarget,
+    outcome: { readonly ok: true } | { readonly ok: false; readonly error: ModelError },
+  ): Promise<void>;
+  /** The message shown to the user when every attempt failed. */
+  describeFailure(error: ModelError, tried: readonly AttemptTarget[]): string;
+}
+
+export interface AttemptTarget {
+  readonly target: ModelTarget;
+  readonly apiKey?: string;
+  readonly authToken?: string;
+  readonly thinkingLevel?: ThinkingLevel;
+  /** The credential profile, for status and cooldowns. */
+  readonly profileId?: string;
+}
+
+/** Keeps a session inside its context window; the default never compacts. */
+export interface CompactionPolicy {
+  /** Before a run: compacts when the context would not fit. Returns the messages to use. */
+  prepare(input: CompactionInput): Promise<readonly Message[]>;
+  /** After a context-overflow error: compacts harder and returns the messages to retry with, or undefined to give up. */
+  recover(
+    input: CompactionInput & { readonly error: ModelError; readonly attempt: number },
+  ): Promise<readonly Message[] | undefined>;
+}
+
+export interface CompactionInput {
+  readonly sessionKey: string;
+  readonly agentId: string;
+  readonly session: SessionEntry;
+  readonly messages: readonly Message[];
+  readonly model: Model;
+  readonly systemPrompt: string;
+  readonly signal: AbortSignal;
+  readonly streamOptions: {
+    readonly apiKey?: string;
+    readonly authToken?: string;
+    readonly baseUrl?: string;
+  };
+}
+
+export interface RunnerServices {
+  readonly config: GatewayConfig;
+  readonly stateDirectory: string;
+  readonly store: SessionStore;
+  readonly hooks: HookRunner;
+  readonly catalog: ModelCatalog;
+  readonly streamFn: StreamFunction;
+  readonly channels: ChannelManager;
+  readonly send: SendOutbound;
+  readonly runs: RunRegistry;
+  readonly broadcast: Broadcast;
+  readonly logger: Logger;
+  readonly now: () => number;
+  readonly loadBootstrap: (workspace: string) => Promise<BootstrapFile[]>;
+  readonly pluginTools: (context: ToolContext) => readonly AnyAgentTool[];
+  readonly failover: FailoverPolicy;
+  readonly compaction: CompactionPolicy;
+  readonly workspaceFor: (agentId: string) => string;
+}
+
+export interface TurnRunner {
+  runBatch(batch: RunBatch<TurnInput>, signal: AbortSignal): Promise<void>;
+  trySteer(run: ActiveRun<TurnInput>, message: QueuedMessage<TurnInput>): boolean;
+}
+
+const zeroUsage: Usage = {
+  input: 0,
+  output: 0,
+  cacheRead: 0,
+  cacheWrite: 0,
+  totalTokens: 0,
+  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+};
+
+function assistantText(message: AssistantMessage): string {
+  let text = '';
+  for (const block of message.content) if (block.type === 'text') text += block.text;
+  return text;
+}
+
+/** What the user sees of a reply: no reasoning tags, no silent token. */
+export function visibleText(text: string): string {
+  const stripped = stripReasoningTags(text).trim();
+  return isSilentReplyText(stripped) ? '' : stripSilentTokens(stripped).trim();
+}
+
+/** The normalized error of a failed assistant message. */
+function errorOf(message: AssistantMessage): ModelError {
+  return (
+    ModelError.fromAssistantMessage(message) ??
+    toModelError(new Error(message.errorMessage ?? 'the model call failed'))
+  );
+}
+
+function lastAssistant(messages: readonly AgentMessage[]): AssistantMessage | undefined {
+  for (let index = messages.length - 1; index >= 0; index -= 1) {
+    const message = messages[index];
+    if (message?.role === 'assistant') return message as AssistantMessage;
+  }
+  return undefined;
+}
+
+export function createTurnRunner(services: RunnerServices): TurnRunner {
+  const { store, hooks, logger, now, config } = services;
+  const workspaces = new Map<string, Promise<WorkspaceFiles>>();
+  const active = new Map<string, { agent: Agent; compacting: boolean; steeredRefs: TurnInput[] }>();
+
+  const agentConfig = (agentId: string): AgentConfig | undefined =>
+    config.agents.list?.find((agent) => agent.id.toLowerCase() === agentId);
+
+  function workspace(agentId: string): Promise<WorkspaceFiles> {
+    let files = workspaces.get(agentId);
+    if (files === undefined) {
+      files = openWorkspace(services.workspaceFor(agentId));
+      workspaces.set(agentId, files);
+    }
+    return files;
+  }
+
+  function modelReference(agentId: string, session: SessionEntry): string {
+    if (session.modelOverride !== undefined) {
+      return session.modelOverride.includes('/')
+        ? session.modelOverride
+        : `${session.providerOverride ?? 'anthropic'}/${session.modelOverride}`;
+    }
+    return (
+      agentConfig(agentId)?.model?.primary ??
+      config.agents.defaults.model?.primary ??
+      'anthropic/claude-sonnet-4-6'
+    );
+  }
+
+  function replyTarget(
+    input: TurnInput,
+    session: SessionEntry | undefined,
+  ): { channel: string; accountId: string; peer: OutboundMessage['peer']; threadId?: string } | undefined {
+    if (input.origin === 'channel' && input.peer !== undefined) {
+      return {
+        channel: input.channel,
+        accountId: input.accountId,
+        peer: input.peer,
+        ...(input.threadId === undefined ? {} : { threadId: input.threadId }),
+      };
+    }
+    const route = session?.lastRoute;
+    if (input.deliver === true && route !== undefined) {
+      return {
+        channel: route.channel,
+        accountId: route.accountId ?? 'default',
+        peer: { kind: 'direct', id: route.to },
+        ...(route.threadId === undefined ? {} : { threadId: route.threadId }),
+      };
+    }
+    return undefined;
+  }
+
+  /** Sends reply payloads for one turn; chunk keys make redelivery after a crash skip what was sent. */
+  function createReply(
+    input: TurnInput,
+    target: ReturnType<typeof replyTarget>,
+    scope: { sessionKey: string; agentId: string; runId: string },
+  ) {
+    if (target === undefined) return undefined;
+    const capabilities = services.channels.account(target.channel, target.accountId)?.channel.capabilities;
+    const keyBase = refKey(input.ref);
+    return createReplyStream({
+      channel: {
+        textChunkLimit: capabilities?.textLimit ?? 4000,
+        ...(capabilities?.maxLinesPerMessage === undefined
+          ? {}
+          : { maxLinesPerMessage: capabilities.maxLinesPerMessage }),
+      },
+      streaming: { mode: config.agents.defaults.blockStreaming },
+      origin: {
+        channel: target.channel,
+        accountId: target.accountId,
+        to: target.peer.id,
+        ...(target.threadId === undefined ? {} : { threadId: target.threadId }),
+      },
+      ...(input.chatType !== 'direct' && input.replyToMessageId !== undefined
+        ? { replyToId: input.replyToMessageId }
+        : {}),
+      send: async (payload, context) => {
+        const result = await services.send(
+          {
+            kind: 'text',
+            channel: target.channel,
+            accountId: target.accountId,
+            peer: target.peer,
+            ...(target.threadId === undefined ? {} : { threadId: target.threadId }),
+            ...(payload.replyToId === undefined ? {} : { replyToMessageId: payload.replyToId }),
+            text: payload.text,
+          },
+          { idempotencyKey: `${keyBase}:${payload.kind}:${context.index}`, scope, signal: context.signal },
+        );
+        return result.status === 'cancelled' ? { cancelled: true, reason: result.reason } : undefined;
+      },
+    });
+  }
+
+  async function findAnswered(
+    sessionKey: string,
+    refs: readonly string[],
+  ): Promise<AnsweredMarker | undefined> {
+    const session = await store.getSession(sessionKey);
+    if (session === undefined) return undefined;
+    const info = await store.getTranscript(session.sessionId);
+    if (info === undefined) return undefined;
+    const entries = await store.readTranscript(session.sessionId, {
+      fromSequence: Math.max(1, info.lastSequence - 400),
+      types: ['custom'],
+    });
+    for (let index = entries.length - 1; index >= 0; index -= 1) {
+      const entry = entries[index];
+      if (entry?.type !== 'custom' || entry.customType !== answeredMarkerType) continue;
+      const marker = entry.data as AnsweredMarker;
+      if (refs.every((ref) => marker.refs.includes(ref))) return marker;
+    }
+    return undefined;
+  }
+
+  async function finishInbound(
+    inputs: readonly TurnInput[],
+    state: 'replied' | 'failed',
+    error?: string,
+  ): Promise<void> {
+    await Promise.all(
+      inputs.map((input) =>
+        store
+          .updateInbound(input.ref, state, error === undefined ? {} : { error })
+          .catch((failure: unknown) => {
+            logger.warn('could not update the inbound journal', {
+              ref: refKey(input.ref),
+              error: String(failure),
+            });
+          }),
+      ),
+    );
+  }
+
+  async function persistFinal(runId: string, final: RunFinal): Promise<void> {
+    await store
+      .putState('run-results', runId, final, { expiresAt: now() + 24 * 60 * 60_000 })
+      .catch(() => undefined);
+  }
+
+  function startTyping(target: ReturnType<typeof replyTarget>): () => void {
+    if (target === undefined) return () => {};
+    const account = services.channels.account(target.channel, target.accountId);
+    const typing = account?.running?.typing;
+    if (account === undefined || typing === undefined) return () => {};
+    const conversation = {
+      peer: target.peer,
+      ...(target.threadId === undefined ? {} : { threadId: target.threadId }),
+    };
+    const tick = () => {
+      typing.call(account.running, conversation).catch(() => undefined);
+    };
+    tick();
+    const timer = setInterval(tick, config.agents.defaults.typingIntervalSeconds * 1000);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
+  async function runBatch(batch: RunBatch<TurnInput>, signal: AbortSignal): Promise<void> {
+    const inputs = batch.messages.map((message) => message.payload);
+    const last = inputs[inputs.length - 1]!;
+    const sessionKey = batch.sessionKey;
+    const agentId = last.agentId;
+    const runId = inputs.length === 1 && last.runId !== undefined ? last.runId : batch.runId;
+    if (services.runs.get(runId)?.final === undefined && services.runs.get(runId) === undefined)
+      services.runs.accept(runId, sessionKey, agentId);
+    services.runs.start(runId);
+    const startedAt = now();
+    const events = createRunEvents({ broadcast: services.broadcast, runId, sessionKey, agentId, now });
+    const scope = { sessionKey, agentId, runId, channel: last.channel };
+    const refs = inputs.map((input) => refKey(input.ref));
+    await Promise.all(
+      inputs.map((input) => store.updateInbound(input.ref, 'running', { sessionKey }).catch(() => undefined)),
+    );
+    events.start();
+
+    if (inputs.some((input) => input.recovered === true)) {
+      const answered = await findAnswered(sessionKey, refs);
+      if (answered !== undefined) {
+        await redeliver(last, answered, runId, sessionKey, agentId);
+        const final: RunFinal = {
+          ok: true,
+          payload: okPayload(runId, answered.replies, undefined, startedAt),
+        };
+        await persistFinal(runId, final);
+        await finishInbound(inputs, 'replied');
+        events.end({ status: 'ok', message: undefined, text: answered.replies.join('\n\n') });
+        services.runs.finish(runId, 'ok', final, { stopReason: 'stop' });
+        return;
+      }
+    }
+
+    const created = await store.ensureSession(sessionKey, {
+      agentId,
+      chatType: last.chatType,
+      channel: last.channel,
+      ...(last.origin === 'channel' && last.peer !== undefined
+        ? {
+            lastRoute: {
+              channel: last.channel,
+              accountId: last.accountId,
+              to: last.peer.id,
+              ...(last.threadId === undefined ? {} : { threadId: last.threadId }),
+            },
+          }
+        : {}),
+    });
+    let session = created.entry;
+    if (created.created && hooks.has('session_start')) {
+      void hooks.run('session_start', {
+        sessionKey,
+        agentId,
+        sessionId: session.sessionId,
+        channel: last.channel,
+      });
+    }
+    const policy = resolveResetPolicy(config.session, {
+      chatType: last.chatType,
+      isThread: last.threadId !== undefined,
+      channel: last.channel,
+    });
+    const reset = await applyResetPolicy(store, sessionKey, policy, {
+      now: now(),
+      ...(config.agents.defaults.timeZone === undefined ? {} : { timeZone: config.agents.defaults.timeZone }),
+    });
+    session = reset.entry;
+    if (reset.reset) {
+      if (hooks.has('session_end'))
+        void hooks.run('session_end', {
+          sessionKey,
+          agentId,
+          sessionId: reset.previousSessionId,
+          reason: reset.reason,
+        });
+      if (hooks.has('session_start'))
+        void hooks.run('session_start', {
+          sessionKey,
+          agentId,
+          sessionId: session.sessionId,
+          channel: last.channel,
+        });
+    }
+
+    const target = replyTarget(last, session);
+    const reply = createReply(last, target, scope);
+    const stopTyping = startTyping(target);
+    const runTimeoutMs = last.timeoutMs ?? config.agents.defaults.timeoutSeconds * 1000;
+    const runController = new AbortController();
+    const onAbort = () => runController.abort(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    let timedOut = false;
+    const runTimer = setTimeout(() => {
+      timedOut = true;
+      runController.abort(new Error('run timed out'));
+    }, runTimeoutMs);
+    runTimer.unref();
+
+    let prompt = batch.prompt;
+    let agent: Agent | undefined;
+    let status: 'ok' | 'error' | 'aborted' = 'ok';
+    let errorText: string | undefined;
+    let errorClass: string | undefined;
+    let usage: Usage = zeroUsage;
+    let replies: string[] = [];
+    let finalMessage: AssistantMessage | undefined;
+    let persisted = false;
+    try {
+      // Model resolution.
+      let reference = modelReference(agentId, session);
+      if (hooks.has('before_model_resolve')) {
+        const [provider = 'anthropic', ...rest] = reference.split('/');
+        const outcome = await hooks.run('before_model_resolve', {
+          ...scope,
+          prompt,
+          provider,
+          model: rest.join('/'),
+        });
+        if (outcome.modelOverride !== undefined || outcome.providerOverride !== undefined) {
+          reference = `${outcome.providerOverride ?? provider}/${outcome.modelOverride ?? rest.join('/')}`;
+        }
+      }
+      const attempt = await services.failover.first({ reference, sessionKey, session });
+      const tried: AttemptTarget[] = [attempt];
+      const thinking: ThinkingLevel =
+        last.thinking ??
+        (session.thinkingLevel as ThinkingLevel | undefined) ??
+        agentConfig(agentId)?.thinking ??
+        config.agents.defaults.thinking ??
+        'off';
+
+      // Tools and the system prompt.
+      const files = await workspace(agentId);
+      const tools: AnyAgentTool[] = [
+        ...createBuiltinTools({
+          workspace: files,
+          webFetch: config.tools.webFetch ?? {},
+          exec: {
+            allow: config.tools.exec?.allow ?? [],
+            timeoutMs: (config.tools.exec?.timeoutSeconds ?? 30) * 1000,
+          },
+          sendMessage: (text, messageTarget, toolSignal) => sendFromTool(text, messageTarget, toolSignal),
+        }),
+        ...services.pluginTools({
+          agentId,
+          sessionKey,
+          channel: last.channel,
+          accountId: last.accountId,
+          ...(last.senderId === undefined ? {} : { senderId: last.senderId }),
+          workspaceDir: files.root,
+        }),
+      ];
+      const allowed = agentConfig(agentId)?.tools;
+      const usableTools = tools.filter(
+        (tool) =>
+          (allowed?.allow === undefined || allowed.allow.includes(tool.name)) &&
+          !(allowed?.deny ?? []).includes(tool.name),
+      );
+      const date = new Intl.DateTimeFormat('en-CA', {
+        timeZone: config.agents.defaults.timeZone ?? 'UTC',
+      }).format(now());
+      let systemPrompt = buildSystemPrompt({
+        agentId,
+        ...(agentConfig(agentId)?.name === undefined ? {} : { agentName: agentConfig(agentId)?.name }),
+        bootstrapFiles: await services.loadBootstrap(files.root),
+        tools: usableTools.map((tool) => ({ name: tool.name, description: tool.description })),
+        date,
+        timeZone: config.agents.defaults.timeZone ?? 'UTC',
+        ...(last.origin === 'channel' ? { channel: { name: last.channel, chatType: last.chatType } } : {}),
+      });
+
+      const context = await store.buildContext(sessionKey);
+      if (context.problems.length > 0) {
+        logger.warn('transcript has entries that could not be read; they are left out of the context', {
+          sessionKey,
+          problems: context.problems.length,
+        });
+      }
+      if (hooks.has('before_prompt_build') || hooks.has('before_agent_start')) {
+        const [provider = 'anthropic', ...rest] = attempt.target.reference.split('/');
+        const built = hooks.has('before_prompt_build')
+          ? await hooks.run('before_prompt_build', {
+              ...scope,
+              prompt,
+              messages: context.messages,
+              systemPrompt,
+              provider,
+              model: rest.join('/'),
+            })
+          : {};
+        const started = hooks.has('before_agent_start')
+          ? await hooks.run('before_agent_start', { ...scope, prompt, messages: context.messages })
+          : {};
+        for (const outcome of [built, started]) {
+          if (outcome.systemPrompt !== undefined) systemPrompt = outcome.systemPrompt;
+          if (outcome.prependSystemContext !== undefined)
+            systemPrompt = `${outcome.prependSystemContext}\n\n${systemPrompt}`;
+          if (outcome.appendSystemContext !== undefined)
+            systemPrompt = `${systemPrompt}\n\n${outcome.appendSystemContext}`;
+          if (outcome.prependContext !== undefined) prompt = `${outcome.prependContext}\n\n${prompt}`;
+          if (outcome.appendContext !== undefined) prompt = `${prompt}\n\n${outcome.appendContext}`;
+        }
+      }
+
+      const compactionInput = {
+        sessionKey,
+        agentId,
+        session,
+        model: attempt.target.model,
+        systemPrompt,
+        signal: runController.signal,
+        streamOptions: credentialsOf(attempt),
+      };
+      const messages = await services.compaction.prepare({ ...compactionInput, messages: context.messages });
+
+      const toolStarts = new Map<string, number>();
+      let current = attempt;
+      const streamFn: StreamFunction = async (model, llmContext, options) => {
+        if (hooks.has('llm_input')) {
+          void hooks.run('llm_input', {
+            ...scope,
+            provider: model.provider,
+            model: model.id,
+            systemPrompt: llmContext.systemPrompt ?? '',
+            messages: llmContext.messages as readonly Message[],
+            tools: (llmContext.tools ?? []).map((tool) => tool.name),
+          });
+        }
+        const stream = await services.streamFn(model, llmContext, {
+          ...options,
+          ...credentialsOf(current),
+          ...(current.target.headers === undefined ? {} : { headers: current.target.headers }),
+          ...(current.target.timeoutMs === undefined ? {} : { timeoutMs: current.target.timeoutMs }),
+        });
+        if (hooks.has('llm_output')) {
+          void stream
+            .result()
+            .then((message) =>
+              hooks.run('llm_output', {
+                ...scope,
+                provider: model.provider,
+                model: model.id,
+                message,
+                usage: message.usage,
+              }),
+            );
+        }
+        return stream;
+      };
+
+      agent = new Agent({
+        systemPrompt,
+        model: attempt.target.model,
+        thinkingLevel: attempt.thinkingLevel ?? thinking,
+        tools: usableTools,
+        messages,
+        streamFn,
+        maxModelCalls: config.agents.defaults.maxModelCalls,
+        sessionId: session.sessionId,
+        now,
+        beforeToolCall: async (toolContext) => {
+          toolStarts.set(toolContext.toolCall.id, now());
+          if (!hooks.has('before_tool_call')) return undefined;
+          const outcome = await hooks.run('before_tool_call', {
+            ...scope,
+            toolCallId: toolContext.toolCall.id,
+            toolName: toolContext.toolCall.name,
+            params: (toolContext.args ?? {}) as Record<string, unknown>,
+          });
+          if (outcome.block) return { block: true, reason: outcome.reason };
+          return { args: outcome.params };
+        },
+        afterToolCall: async (toolContext) => {
+          if (hooks.has('after_tool_call')) {
+            void hooks.run('after_tool_call', {
+              ...scope,
+              toolCallId: toolContext.toolCall.id,
+              toolName: toolContext.toolCall.name,
+              params: (toolContext.args ?? {}) as Record<string, unknown>,
+              result: {
+                role: 'toolResult',
+                toolCallId: toolContext.toolCall.id,
+                toolName: toolContext.toolCall.name,
+                content: toolContext.result.content,
+                details: toolContext.result.details,
+                isError: toolContext.isError,
+                timestamp: now(),
+              },
+              durationMs: now() - (toolStarts.get(toolContext.toolCall.id) ?? now()),
+            });
+          }
+          return undefined;
+        },
+      });
+      const initialCount = agent.state.messages.length;
+      active.set(sessionKey, { agent, compacting: false, steeredRefs: [] });
+      agent.subscribe((event) => {
+        events.onAgentEvent(event);
+        if (reply !== undefined) feedReply(reply, event);
+      });
+      runController.signal.addEventListener('abort', () => agent?.abort(), { once: true });
+
+      const userMessage: UserMessage = {
+        role: 'user',
+        content:
+          last.images === undefined || last.images.length === 0
+            ? prompt
+            : [{ type: 'text', text: prompt }, ...last.images],
+        timestamp: now(),
+      };
+      await agent.prompt(userMessage);
+
+      // Recovery: rotate credentials or models, compact on overflow.
+      for (let attemptNumber = 1; ; attemptNumber += 1) {
+        const failed = lastAssistant(agent.state.messages);
+        if (failed === undefined || failed.stopReason !== 'error' || runController.signal.aborted) {
+          await services.failover.settle(current, { ok: true });
+          break;
+        }
+        const error = errorOf(failed);
+        await services.failover.settle(current, { ok: false, error });
+        if (attemptNumber > 8) break;
+        const withoutFailure = agent.state.messages.slice(0, -1);
+        if (error.errorClass === 'context_overflow') {
+          active.get(sessionKey)!.compacting = true;
+          const recovered = await services.compaction.recover({
+            ...compactionInput,
+            messages: withoutFailure.filter((message): message is Message => isModelMessage(message)),
+            error,
+            attempt: attemptNumber,
+          });
+          active.get(sessionKey)!.compacting = false;
+          if (recovered === undefined) break;
+          agent.replaceMessages(recovered);
+          await agent.continue();
+          continue;
+        }
+        const next = await services.failover.next({ error, current, attempt: attemptNumber });
+        if (next === undefined) break;
+        current = next;
+        tried.push(next);
+        agent.setModel(next.target.model);
+        if (next.thinkingLevel !== undefined) agent.setThinkingLevel(next.thinkingLevel);
+        agent.replaceMessages(withoutFailure);
+        reply?.resetForRetry();
+        await agent.continue();
+      }
+
+      const newMessages = agent.state.messages.slice(initialCount);
+      finalMessage = lastAssistant(newMessages);
+      replies = newMessages
+        .filter(
+          (message): message is AssistantMessage =>
+            message.role === 'assistant' &&
+            message.stopReason !== 'error' &&
+            message.stopReason !== 'aborted',
+        )
+        .map((message) => visibleText(assistantText(message)))
+        .filter((text) => text.length > 0);
+      const runUsage = agent.state.usage;
+      usage = {
+        input: runUsage.input,
+        output: runUsage.output,
+        cacheRead: runUsage.cacheRead,
+        cacheWrite: runUsage.cacheWrite,
+        totalTokens: runUsage.totalTokens,
+        cost: runUsage.cost,
+      };
+      if (runController.signal.aborted) {
+        status = timedOut ? 'error' : 'aborted';
+        if (timedOut)
+          errorText = `The reply took longer than ${Math.round(runTimeoutMs / 1000)} s and was stopped.`;
+      } else if (finalMessage?.stopReason === 'error') {
+        status = 'error';
+        const error = errorOf(finalMessage);
+        errorClass = error.errorClass;
+        errorText = services.failover.describeFailure(error, tried);
+      }
+
+      // Persist the turn with its marker in one transaction (decision 0004).
+      const toWrite: Message[] = [];
+      for (const message of newMessages) {
+        if (!isModelMessage(message)) continue;
+        let written: Message = message;
+        if (written.role === 'toolResult' && hooks.has('tool_result_persist')) {
+          written = hooks.runSync('tool_result_persist', { sessionKey, agentId, message: written }).message;
+        }
+        if (hooks.has('before_message_write')) {
+          const outcome = hooks.runSync('before_message_write', { sessionKey, agentId, message: written });
+          if (outcome.block) continue;
+          written = outcome.message;
+        }
+        toWrite.push(written);
+      }
+      const marker: AnsweredMarker = { refs, runId, replies };
+      try {
+        await store.appendEntries(
+          sessionKey,
+          [
+            ...toWrite.map((message) => ({ type: 'message' as const, message })),
+            { type: 'custom' as const, customType: answeredMarkerType, data: marker },
+          ],
+          {
+            expectedSessionId: session.sessionId,
+            patch: {
+              lastInteractionAt: now(),
+              ...(target !== undefined && last.origin === 'channel'
+                ? {
+                    lastRoute: {
+                      channel: target.channel,
+                      accountId: target.accountId,
+                      to: target.peer.id,
+                      ...(target.threadId === undefined ? {} : { threadId: target.threadId }),
+                    },
+                  }
+                : {}),
+              modelProvider: current.target.provider,
+              model: current.target.model.id,
+              ...(agent.state.usage.calls === 0 ? {} : { contextTokens: agent.state.usage.contextTokens }),
+              addUsage: {
+                input: agent.state.usage.input,
+                output: agent.state.usage.output,
+                cacheRead: agent.state.usage.cacheRead,
+                cacheWrite: agent.state.usage.cacheWrite,
+                costUsd: agent.state.usage.cost.total,
+              },
+            },
+          },
+        );
+        persisted = true;
+      } catch (error) {
+        // The session was reset (`/new`) while this turn ran: the turn belonged to the old one.
+        logger.warn('turn not persisted', {
+          sessionKey,
+          runId,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+    } catch (error) {
+      status = runController.signal.aborted && !timedOut ? 'aborted' : 'error';
+      errorText ??= error instanceof Error ? error.message : String(error);
+      logger.error('run failed', { sessionKey, runId, error: errorText });
+    } finally {
+      clearTimeout(runTimer);
+      signal.removeEventListener('abort', onAbort);
+      active.delete(sessionKey);
+    }
+
+    // Deliver, then close the journal records.
+    let summary: ReplySummary | undefined;
+    try {
+      if (reply !== undefined) {
+        if (status === 'error' && errorText !== undefined) {
+          reply.onMessageStart();
+          reply.onMessageEnd(`⚠️ ${errorText}`);
+        }
+        summary = await reply.onRunEnd({ aborted: status === 'aborted' });
+      }
+    } catch (error) {
+      logger.error('reply delivery failed', { sessionKey, runId, error: String(error) });
+    } finally {
+      stopTyping();
+    }
+    const steered = active.get(sessionKey)?.steeredRefs ?? [];
+    const allInputs = [...inputs, ...steered];
+    if (status === 'ok') await finishInbound(allInputs, 'replied');
+    else await finishInbound(allInputs, 'failed', status === 'aborted' ? 'aborted' : errorText);
+
+    const final: RunFinal =
+      status === 'ok'
+        ? { ok: true, payload: okPayload(runId, replies, { session, usage, model: finalMessage }, startedAt) }
+        : status === 'aborted'
+          ? { ok: true, payload: { runId, status: 'aborted', summary: 'aborted' } }
+          : {
+              ok: false,
+              payload: { runId, status: 'error', summary: errorText ?? 'the run failed' },
+              error: {
+                ...toProtocolError(undefined),
+                code: 'UNAVAILABLE',
+                message: errorText ?? 'the run failed',
+                details: { code: 'RUN_FAILED', runId, ...(errorClass === undefined ? {} : { errorClass }) },
+              },
+            };
+    await persistFinal(runId, final);
+    events.end({
+      status,
+      message: finalMessage,
+      text: replies.join('\n\n'),
+      usage,
+      ...(finalMessage === undefined ? {} : { stopReason: finalMessage.stopReason }),
+      ...(errorText === undefined ? {} : { error: errorText }),
+      ...(errorClass === undefined ? {} : { errorClass }),
+    });
+    services.runs.finish(runId, status, final, {
+      ...(finalMessage === undefined ? {} : { stopReason: finalMessage.stopReason }),
+      ...(errorText === undefined ? {} : { error: errorText }),
+    });
+    if (hooks.has('agent_end')) {
+      void hooks.run('agent_end', {
+        ...scope,
+        messages: agent === undefined ? [] : agent.state.messages.filter(isModelMessage),
+        success: status === 'ok',
+        ...(errorText === undefined ? {} : { error: errorText }),
+        durationMs: now() - startedAt,
+        usage,
+      });
+    }
+    if (!persisted && status === 'ok') logger.debug('turn finished without persistence', { runId, summary });
+
+    async function sendFromTool(
+      text: string,
+      messageTarget: MessageTarget | undefined,
+      toolSignal: AbortSignal,
+    ): Promise<readonly string[]> {
+      const destination =
+        messageTarget === undefined
+          ? target
+          : {
+              channel: messageTarget.channel,
+              accountId: messageTarget.accountId ?? 'default',
+              peer: { kind: 'direct' as const, id: messageTarget.to },
+              ...(messageTarget.threadId === undefined ? {} : { threadId: messageTarget.threadId }),
+            };
+      if (destination === undefined)
+        throw new Error('this conversation has no channel to send to; give channel and to');
+      const result = await services.send(
+        {
+          kind: 'text',
+          channel: destination.channel,
+          accountId: destination.accountId,
+          peer: destination.peer,
+          ...(destination.threadId === undefined ? {} : { threadId: destination.threadId }),
+          text,
+        },
+        { scope, signal: toolSignal },
+      );
+      if (result.status === 'cancelled') throw new Error(`the message was not sent: ${result.reason}`);
+      return result.messageIds;
+    }
+  }
+
+  async function redeliver(
+    input: TurnInput,
+    marker: AnsweredMarker,
+    runId: string,
+    sessionKey: string,
+    agentId: string,
+  ): Promise<void> {
+    const session = await store.getSession(sessionKey);
+    const reply = createReply(input, replyTarget(input, session), { sessionKey, agentId, runId });
+    if (reply === undefined) return;
+    for (const text of marker.replies) {
+      reply.onMessageStart();
+      reply.onMessageEnd(text);
+    }
+    await reply.onRunEnd({});
+  }
+
+  return {
+    runBatch,
+    trySteer(run, message) {
+      const current = active.get(run.sessionKey);
+      if (current === undefined || current.compacting || !current.agent.state.isStreaming) return false;
+      current.agent.steer({ role: 'user', content: message.payload.text, timestamp: now() });
+      current.steeredRefs.push(message.payload);
+      return true;
+    },
+  };
+}
+
+function credentialsOf(attempt: AttemptTarget): { apiKey?: string; authToken?: string; baseUrl?: string } {
+  const apiKey = attempt.apiKey ?? attempt.target.apiKey;
+  const authToken = attempt.authToken ?? attempt.target.authToken;
+  return {
+    ...(apiKey === undefined ? {} : { apiKey }),
+    ...(authToken === undefined || apiKey !== undefined ? {} : { authToken }),
+    ...(attempt.target.baseUrl === undefined ? {} : { baseUrl: attempt.target.baseUrl }),
+  };
+}
+
+function isModelMessage(message: AgentMessage): message is Message {
+  return message.role === 'user' || message.role === 'assistant' || message.role === 'toolResult';
+}
+
+function feedReply(reply: NonNullable<ReturnType<typeof createReplyStream>>, event: AgentEvent): void {
+  switch (event.type) {
+    case 'message_start':
+      if (event.message.role === 'assistant') reply.onMessageStart();
+      return;
+    case 'message_update': {
+      const update = event.assistantEvent;
+      if (update.type === 'text_delta') reply.onTextDelta(update.delta);
+      else if (update.type === 'text_end') reply.onTextEnd(update.content);
+      return;
+    }
+    case 'message_end':
+      if (event.message.role === 'assistant') {
+        const message = event.message as AssistantMessage;
+        if (message.stopReason !== 'error' && message.stopReason !== 'aborted')
+          reply.onMessageEnd(assistantText(message));
+      }
+      return;
+    case 'tool_execution_start':
+      if (event.toolName === 'message') {
+        const args = (event.args ?? {}) as {
+          text?: string;
+          channel?: string;
+          to?: string;
+          accountId?: string;
+          threadId?: string;
+        };
+        reply.onMessageToolSend({
+          toolCallId: event.toolCallId,
+          ...(args.text === undefined ? {} : { text: args.text }),
+          ...(args.channel !== undefined && args.to !== undefined
+            ? {
+                target: {
+                  channel: args.channel,
+                  to: args.to,
+                  ...(args.accountId === undefined ? {} : { accountId: args.accountId }),
+                },
+              }
+            : {}),
+        });
+      }
+      void reply.onToolStart({ toolCallId: event.toolCallId, toolName: event.toolName });
+      return;
+    case 'tool_execution_end':
+      reply.onToolEnd({ toolCallId: event.toolCallId, toolName: event.toolName, isError: event.isError });
+      return;
+    default:
+      return;
+  }
+}
+
+function okPayload(
+  runId: string,
+  replies: readonly string[],
+  details: { session: SessionEntry; usage: Usage; model: AssistantMessage | undefined } | undefined,
+  startedAt: number,
+): Record<string, unknown> {
+  return {
+    runId,
+    status: 'ok',
+    summary: 'completed',
+    result: {
+      payloads: replies.map((text) => ({ text })),
+      meta: {
+        durationMs: Date.now() - startedAt,
+        ...(details === undefined
+          ? {}
+          : {
+              agentMeta: {
+                sessionId: details.session.sessionId,
+                provider: details.model?.provider,
+                model: details.model?.model,
+                usage: {
+                  input: details.usage.input,
+                  output: details.usage.output,
+                  cacheRead: details.usage.cacheRead,
+                  cacheWrite: details.usage.cacheWrite,
+                  total: details.usage.totalTokens,
+                  cost: details.usage.cost.total,
+                },
+              },
+            }),
+      },
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import type { ThinkingLevel } from '@switchboard/core-loop';
+import type { ChatType, ImageContent, Peer } from '@switchboard/hooks';
+import type { InboundRef } from '@switchboard/sessions';
+
+/** The journal channel used for messages that arrive over the WebSocket protocol. */
+export const rpcChannel = 'gateway';
+export const rpcAccountId = 'default';
+
+/**
+ * One message queued for a session, whatever its origin. Stored as the journal payload, so
+ * crash recovery rebuilds exactly this and runs it through the same path.
+ */
+export interface TurnInput {
+  readonly kind: 'message' | 'compact';
+  readonly ref: InboundRef;
+  readonly origin: 'channel' | 'rpc';
+  readonly text: string;
+  readonly images?: readonly ImageContent[];
+  readonly agentId: string;
+  readonly sessionKey: string;
+  readonly chatType: ChatType;
+  /** The conversation's channel (`telegram`, ...), or `webchat` for protocol clients. */
+  readonly channel: string;
+  readonly accountId: string;
+  /** Where a channel reply goes. */
+  readonly peer?: Peer;
+  readonly threadId?: string;
+  /** Thread the reply to this platform message (groups). */
+  readonly replyToMessageId?: string;
+  readonly senderId?: string;
+  /** Protocol runs: the run id (= idempotencyKey). */
+  readonly runId?: string;
+  /** Protocol runs: also send the reply to the session's last channel route. */
+  readonly deliver?: boolean;
+  readonly thinking?: ThinkingLevel;
+  readonly timeoutMs?: number;
+  readonly receivedAt: number;
+  /** Set when the message is replayed from the journal after a restart. */
+  readonly recovered?: boolean;
+}
+
+export function refKey(ref: InboundRef): string {
+  return `${ref.channel}:${ref.accountId}:${ref.messageId}`;
+}
