@@ -49,7 +49,9 @@ import { type CompactionPolicy, createTurnRunner, type FailoverPolicy } from './
 import { createRunRegistry } from './runs.ts';
 import type { TurnInput } from './turn-input.ts';
 
-export const gatewayVersion = '0.1.0';
+export { gatewayVersion } from '../version.ts';
+
+import { gatewayVersion } from '../version.ts';
 
 export interface StartGatewayOptions {
   /** `--config`: the config file (default: `switchboard.json` in the state directory). */

@@ -566,17 +566,15 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
           ...(current.target.timeoutMs === undefined ? {} : { timeoutMs: current.target.timeoutMs }),
         });
         if (hooks.has('llm_output')) {
-          void stream
-            .result()
-            .then((message) =>
-              hooks.run('llm_output', {
-                ...scope,
-                provider: model.provider,
-                model: model.id,
-                message,
-                usage: message.usage,
-              }),
-            );
+          void stream.result().then((message) =>
+            hooks.run('llm_output', {
+              ...scope,
+              provider: model.provider,
+              model: model.id,
+              message,
+              usage: message.usage,
+            }),
+          );
         }
         return stream;
       };

@@ -1,0 +1,364 @@
+// `switchboard …`: the operator CLI. Client commands load only the WebSocket client, so they
+// start fast; `gateway run` and `config …` load the rest on demand.
+import { randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { gatewayVersion } from '../version.ts';
+import {
+  type CliGatewayClient,
+  connectGateway,
+  GatewayRequestError,
+  GatewayUnreachableError,
+} from './gateway-client.ts';
+
+/** Exit codes: a script can tell what went wrong without parsing text. */
+export const exitCodes = {
+  ok: 0,
+  failed: 1,
+  usage: 2,
+  unreachable: 3,
+  unauthorized: 4,
+  invalidConfig: 5,
+} as const;
+
+export interface CliIo {
+  readonly out: (text: string) => void;
+  readonly error: (text: string) => void;
+  readonly environment: NodeJS.ProcessEnv;
+}
+
+const defaultIo: CliIo = {
+  out: (text) => process.stdout.write(text),
+  error: (text) => process.stderr.write(text),
+  environment: process.env,
+};
+
+const usage = `Usage: switchboard <command> [options]
+
+Gateway
+  gateway run [--config FILE] [--port N] [--bind loopback|lan|ADDRESS]
+                                    start the gateway in the foreground
+Talking to a running gateway  (--url URL, --token TOKEN, --state-dir DIR; --json for scripts)
+  agent -m TEXT [--session-key KEY] [--agent ID] [--thinking LEVEL]
+                                    send a message and stream the reply
+  status                            channels, runs, plugins, credential cooldowns
+  sessions list|show KEY|reset KEY|delete KEY|export KEY [--out FILE]
+  pairing list [--channel ID] | approve CHANNEL CODE | deny CHANNEL CODE
+Configuration
+  config validate [--config FILE]   check the config and print what is wrong
+  config schema                     print the JSON Schema of the config
+  --version, --help
+`;
+
+interface ParsedCommand {
+  readonly words: string[];
+  readonly values: Record<string, string | boolean | undefined>;
+}
+
+function parse(argv: readonly string[]): ParsedCommand {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    strict: true,
+    options: {
+      config: { type: 'string' },
+      port: { type: 'string' },
+      bind: { type: 'string' },
+      url: { type: 'string' },
+      token: { type: 'string' },
+      'state-dir': { type: 'string' },
+      message: { type: 'string', short: 'm' },
+      'session-key': { type: 'string' },
+      agent: { type: 'string' },
+      thinking: { type: 'string' },
+      channel: { type: 'string' },
+      out: { type: 'string' },
+      json: { type: 'boolean' },
+      follow: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'v' },
+    },
+  });
+  return { words: positionals, values };
+}
+
+function stateDirectory(values: ParsedCommand['values'], environment: NodeJS.ProcessEnv): Promise<string> {
+  return import('../state/state-directory.ts').then(({ resolveStateDirectory }) =>
+    typeof values['state-dir'] === 'string' ? values['state-dir'] : resolveStateDirectory(environment),
+  );
+}
+
+/** Where the running gateway is and which token it wants, from flags, environment and state. */
+async function gatewayTarget(
+  values: ParsedCommand['values'],
+  io: CliIo,
+): Promise<{ url: string; token: string | undefined }> {
+  const state = await stateDirectory(values, io.environment);
+  const { readTokenForClient } = await import('../state/state-directory.ts');
+  const token = typeof values.token === 'string' ? values.token : readTokenForClient(state, io.environment);
+  if (typeof values.url === 'string') return { url: values.url, token };
+  if (io.environment.SWITCHBOARD_GATEWAY_URL !== undefined)
+    return { url: io.environment.SWITCHBOARD_GATEWAY_URL, token };
+  let port = Number(io.environment.SWITCHBOARD_GATEWAY_PORT ?? 18_789);
+  let configuredToken: string | undefined;
+  try {
+    const { loadConfig } = await import('../config/load.ts');
+    const { config } = loadConfig({
+      stateDirectory: state,
+      environment: io.environment,
+      ...(typeof values.config === 'string' ? { path: values.config } : {}),
+    });
+    if (io.environment.SWITCHBOARD_GATEWAY_PORT === undefined) port = config.gateway.port;
+    configuredToken = config.gateway.auth.token;
+  } catch {
+    // An invalid config must not stop a client command from reaching the gateway.
+  }
+  return { url: `ws://127.0.0.1:${port}`, token: token ?? configuredToken };
+}
+
+async function withClient<T>(
+  values: ParsedCommand['values'],
+  io: CliIo,
+  work: (client: CliGatewayClient) => Promise<T>,
+): Promise<T> {
+  const target = await gatewayTarget(values, io);
+  const client = await connectGateway(target.url, target.token);
+  try {
+    return await work(client);
+  } finally {
+    client.close();
+  }
+}
+
+function print(io: CliIo, values: ParsedCommand['values'], data: unknown, human: () => string): void {
+  io.out(values.json === true ? `${JSON.stringify(data, null, 2)}\n` : `${human()}\n`);
+}
+
+async function runGateway(values: ParsedCommand['values'], io: CliIo): Promise<number> {
+  const { startGateway } = await import('../runtime/gateway.ts');
+  const port = typeof values.port === 'string' ? Number(values.port) : undefined;
+  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535)) {
+    io.error(`--port must be a number from 0 to 65535, got ${String(values.port)}\n`);
+    return exitCodes.usage;
+  }
+  const handle = await startGateway({
+    ...(typeof values.config === 'string' ? { configPath: values.config } : {}),
+    ...(typeof values['state-dir'] === 'string' ? { stateDirectory: values['state-dir'] } : {}),
+    ...(port === undefined ? {} : { port }),
+    ...(typeof values.bind === 'string' ? { bind: values.bind } : {}),
+    environment: io.environment,
+  });
+  io.out(`Switchboard ${gatewayVersion} is listening on ${handle.url}\n`);
+  if (handle.tokenPath !== undefined) io.out(`Token: ${handle.tokenPath}\n`);
+  await new Promise<void>((resolve) => {
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals) => {
+      if (stopping) {
+        process.exit(exitCodes.failed);
+      }
+      stopping = true;
+      io.error(`received ${signal}, shutting down (send again to force)\n`);
+      void handle.close('shutdown').then(resolve);
+    };
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+  return exitCodes.ok;
+}
+
+async function agent(values: ParsedCommand['values'], io: CliIo): Promise<number> {
+  const message = values.message;
+  if (typeof message !== 'string' || message.trim() === '') {
+    io.error('agent needs a message: switchboard agent -m "hello"\n');
+    return exitCodes.usage;
+  }
+  return withClient(values, io, async (client) => {
+    let streamed = false;
+    const runId = randomUUID();
+    if (values.json !== true) {
+      client.onEvent((event) => {
+        if (event.event !== 'agent' || event.payload?.runId !== runId) return;
+        const data = event.payload.data as { delta?: string; phase?: string; name?: string } | undefined;
+        if (event.payload.stream === 'assistant' && typeof data?.delta === 'string') {
+          streamed = true;
+          io.out(data.delta);
+        } else if (event.payload.stream === 'tool' && data?.phase === 'start') {
+          io.error(`[tool ${data.name}]\n`);
+        }
+      });
+    }
+    const final = await client.request(
+      'agent',
+      {
+        message,
+        idempotencyKey: runId,
+        ...(typeof values['session-key'] === 'string' ? { sessionKey: values['session-key'] } : {}),
+        ...(typeof values.agent === 'string' ? { agentId: values.agent } : {}),
+        ...(typeof values.thinking === 'string' ? { thinking: values.thinking } : {}),
+      },
+      { expectFinal: true },
+    );
+    if (values.json === true) {
+      io.out(`${JSON.stringify(final, null, 2)}\n`);
+    } else {
+      const payloads = (
+        (final.result as { payloads?: Array<{ text?: string }> } | undefined)?.payloads ?? []
+      ).map((payload) => payload.text ?? '');
+      io.out(streamed ? '\n' : `${payloads.join('\n\n')}\n`);
+    }
+    return exitCodes.ok;
+  });
+}
+
+async function configCommand(
+  words: readonly string[],
+  values: ParsedCommand['values'],
+  io: CliIo,
+): Promise<number> {
+  if (words[1] === 'schema') {
+    const { configJsonSchema } = await import('../config/schema.ts');
+    io.out(`${JSON.stringify(configJsonSchema(), null, 2)}\n`);
+    return exitCodes.ok;
+  }
+  if (words[1] !== 'validate') {
+    io.error(`unknown config command: ${words[1] ?? '(none)'}; use "config validate" or "config schema"\n`);
+    return exitCodes.usage;
+  }
+  const { loadConfig } = await import('../config/load.ts');
+  const state = await stateDirectory(values, io.environment);
+  const loaded = loadConfig({
+    stateDirectory: state,
+    environment: io.environment,
+    ...(typeof values.config === 'string' ? { path: values.config } : {}),
+  });
+  print(io, values, { ok: true, path: loaded.path ?? null, warnings: loaded.warnings }, () =>
+    [
+      `${loaded.path ?? '(no config file: defaults)'} is valid.`,
+      ...loaded.warnings.map((warning) => `warning: ${warning.path}: ${warning.message}`),
+    ].join('\n'),
+  );
+  return exitCodes.ok;
+}
+
+async function pairingCommand(
+  words: readonly string[],
+  values: ParsedCommand['values'],
+  io: CliIo,
+): Promise<number> {
+  const action = words[1] ?? 'list';
+  return withClient(values, io, async (client) => {
+    if (action === 'list') {
+      const result = await client.request(
+        'pairing.list',
+        typeof values.channel === 'string' ? { channel: values.channel } : {},
+      );
+      const requests = (result.requests ?? []) as Array<{
+        channel: string;
+        accountId: string;
+        code: string;
+        sender: { id: string; name?: string };
+        expiresAt: number;
+      }>;
+      print(io, values, result, () =>
+        requests.length === 0
+          ? 'No pending pairing requests.'
+          : requests
+              .map(
+                (request) =>
+                  `${request.channel}\t${request.accountId}\t${request.code}\t${request.sender.name ?? ''} (${request.sender.id})\texpires ${new Date(request.expiresAt).toISOString()}`,
+              )
+              .join('\n'),
+      );
+      return exitCodes.ok;
+    }
+    if (action === 'approve' || action === 'deny') {
+      const [channel, code] = [words[2], words[3]];
+      if (channel === undefined || code === undefined) {
+        io.error(`usage: switchboard pairing ${action} <channel> <code>\n`);
+        return exitCodes.usage;
+      }
+      const result = await client.request(`pairing.${action}`, { channel, code });
+      print(
+        io,
+        values,
+        result,
+        () => `${action === 'approve' ? 'Approved' : 'Denied'} ${code.toUpperCase()} on ${channel}.`,
+      );
+      return exitCodes.ok;
+    }
+    io.error(`unknown pairing command: ${action}\n`);
+    return exitCodes.usage;
+  });
+}
+
+/** Runs one CLI invocation and returns its exit code. */
+export async function runCli(argv: readonly string[], io: CliIo = defaultIo): Promise<number> {
+  let command: ParsedCommand;
+  try {
+    command = parse(argv);
+  } catch (error) {
+    io.error(`${(error as Error).message}\n\n${usage}`);
+    return exitCodes.usage;
+  }
+  const { words, values } = command;
+  if (values.version === true) {
+    io.out(`switchboard ${gatewayVersion}\n`);
+    return exitCodes.ok;
+  }
+  if (values.help === true || words.length === 0) {
+    io.out(usage);
+    return words.length === 0 && values.help !== true ? exitCodes.usage : exitCodes.ok;
+  }
+  try {
+    switch (words[0]) {
+      case 'gateway':
+        if (words[1] !== 'run') break;
+        return await runGateway(values, io);
+      case 'agent':
+        return await agent(values, io);
+      case 'config':
+        return await configCommand(words, values, io);
+      case 'pairing':
+        return await pairingCommand(words, values, io);
+      case 'status':
+      case 'sessions':
+      case 'doctor':
+      case 'logs': {
+        const { operatorCommand } = await import('./operator-commands.ts');
+        return await operatorCommand(words, values, io, {
+          withClient: (work) => withClient(values, io, work),
+          print: (data, human) => print(io, values, data, human),
+        });
+      }
+      default:
+        break;
+    }
+    io.error(`unknown command: ${words.join(' ')}\n\n${usage}`);
+    return exitCodes.usage;
+  } catch (error) {
+    return reportFailure(error, io);
+  }
+}
+
+async function reportFailure(error: unknown, io: CliIo): Promise<number> {
+  if (error instanceof GatewayUnreachableError) {
+    io.error(`${error.message}\nStart one with: switchboard gateway run (or pnpm start)\n`);
+    return exitCodes.unreachable;
+  }
+  if (error instanceof GatewayRequestError) {
+    const auth = error.detailCode?.startsWith('AUTH_') === true;
+    io.error(
+      auth
+        ? `the gateway refused the token (${error.detailCode}). Use the token in the state directory's gateway-token file, SWITCHBOARD_GATEWAY_TOKEN, or --token.\n`
+        : `${error.message}${error.detailCode === undefined ? '' : ` (${error.detailCode})`}\n`,
+    );
+    return auth ? exitCodes.unauthorized : exitCodes.failed;
+  }
+  const { ConfigError } = await import('../config/errors.ts');
+  if (error instanceof ConfigError) {
+    io.error(`${error.message}\n`);
+    return exitCodes.invalidConfig;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  io.error(`${message}\n`);
+  return exitCodes.failed;
+}
