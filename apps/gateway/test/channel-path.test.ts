@@ -36,7 +36,7 @@ describe('gateway: the channel path', () => {
 
     const admin = await harness.connect();
     const list = await admin.request('pairing.list', {});
-    expect((list.payload?.requests as Array<{ code: string }>)[0]?.code).toBe(code);
+    expect((list.payload?.requests as Array<{ code: string }> | undefined)?.[0]?.code).toBe(code);
     expect((await admin.request('pairing.approve', { channel: 'testchat', code })).ok).toBe(true);
 
     expect(await channel.receive({ text: 'now?', sender: { id: 'stranger' } })).toEqual({
@@ -87,9 +87,9 @@ describe('gateway: the channel path', () => {
     });
     expect(harness.model.messageRequests.length).toBe(1);
     const sessions = await (await harness.connect()).request('sessions.list', {});
-    expect((sessions.payload?.sessions as Array<{ key: string }>).map((session) => session.key)).toContain(
-      'agent:main:testchat:group:room-1',
-    );
+    expect(
+      (sessions.payload?.sessions as Array<{ key: string }> | undefined)?.map((session) => session.key),
+    ).toContain('agent:main:testchat:group:room-1');
   });
 
   it('splits a long reply at the channel text limit and shows typing while the run lasts', async () => {
