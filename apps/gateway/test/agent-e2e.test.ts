@@ -83,7 +83,7 @@ describe('gateway: agent over the WebSocket protocol', () => {
     expect(final.error).toMatchObject({
       details: { code: 'RUN_FAILED', runId: 'fails', errorClass: 'auth' },
     });
-    expect(final.error?.message).toMatch(/credentials/);
+    expect(final.error?.message).toMatch(/claude-sonnet-4-6: key rejected/);
     const again = await client.requestFinal('agent', { message: 'again', idempotencyKey: 'works' });
     expect(again.final.payload).toMatchObject({ status: 'ok' });
   });

@@ -18,7 +18,7 @@ async function start(channelConfig: Record<string, unknown>, turns: Array<{ text
   return { harness, channel };
 }
 
-const text = (entry: { message: { kind: string } }) => (entry.message as { text: string }).text;
+const text = (entry: { message: { kind: string } }) => (entry.message as unknown as { text: string }).text;
 
 describe('gateway: the channel path', () => {
   it('asks an unknown DM sender to pair; nothing reaches the model until approved', async () => {

@@ -1,3 +1,4 @@
+import { authConfigSchema } from '@switchboard/auth-profiles';
 import { pluginsConfigSchema } from '@switchboard/hooks';
 import { agentEntrySchema, bindingsSchema, sessionConfigSchema } from '@switchboard/routing';
 import { z } from 'zod';
@@ -176,8 +177,8 @@ export const gatewayConfigSchema = z.strictObject({
   bindings: bindingsSchema.default([]),
   session: sessionSchema.default({}),
   messages: messagesSchema.default({}),
-  /** Credential profiles and their order (validated by @switchboard/auth-profiles). */
-  auth: z.record(z.string(), z.unknown()).optional(),
+  /** Credential profiles, their order per provider, and cooldown settings (@switchboard/auth-profiles). */
+  auth: authConfigSchema.optional(),
   /** `channels.<id>`: each validated by the channel plugin that owns the id. */
   channels: z.record(z.string(), z.unknown()).default({}),
   plugins: z.unknown().optional(),

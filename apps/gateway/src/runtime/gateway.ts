@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { isAbsolute, join, resolve } from 'node:path';
+import { createAuthProfileManager, createKeyValueAuthStateStorage } from '@switchboard/auth-profiles';
+import { createCompactor, createModelSummarizer } from '@switchboard/compaction';
 import { type AnyAgentTool, createStreamFunction, type StreamFunction } from '@switchboard/core-loop';
 import {
   type ChannelPlugin,
@@ -43,9 +46,9 @@ import { createChannelManager } from './channels.ts';
 import { createDirectives } from './directives.ts';
 import { createInbound } from './inbound.ts';
 import { createGatewayLogger } from './logger.ts';
-import { createModelCatalog } from './models.ts';
+import { createModelCatalog, defaultModelReference } from './models.ts';
 import { createOutbound } from './outbound.ts';
-import { type CompactionPolicy, createTurnRunner, type FailoverPolicy } from './runner.ts';
+import { createTurnRunner } from './runner.ts';
 import { createRunRegistry } from './runs.ts';
 import type { TurnInput } from './turn-input.ts';
 
@@ -69,8 +72,6 @@ export interface StartGatewayOptions {
   readonly durability?: Durability;
   /** Replaces the model stream function (tests, benches). */
   readonly streamFn?: StreamFunction;
-  readonly failover?: (base: FailoverPolicy) => FailoverPolicy;
-  readonly compaction?: CompactionPolicy;
   readonly now?: () => number;
 }
 
@@ -97,8 +98,18 @@ export function resolveBindHost(bind: string): string {
   return bind;
 }
 
-/** Names of the channels shipped with the gateway and the packages that hold them. */
-const builtinChannelPackages: Readonly<Record<string, string>> = {};
+/**
+ * The channels shipped with the gateway. Each package's default export is a plugin that
+ * registers its channel. A channel's package (and its platform SDK) is imported only when
+ * `channels.<id>` is configured, so an unused SDK costs no start time and no memory.
+ */
+type PluginModule = { default?: PluginDefinition };
+const builtinChannels: Readonly<Record<string, () => Promise<PluginModule>>> = {
+  telegram: () => import('@switchboard/channel-telegram') as Promise<PluginModule>,
+  discord: () => import('@switchboard/channel-discord') as Promise<PluginModule>,
+  slack: () => import('@switchboard/channel-slack') as Promise<PluginModule>,
+  whatsapp: () => import('@switchboard/channel-whatsapp') as Promise<PluginModule>,
+};
 
 async function builtinChannelPlugins(
   configuredChannels: readonly string[],
@@ -106,50 +117,18 @@ async function builtinChannelPlugins(
 ): Promise<PluginDefinition[]> {
   const plugins: PluginDefinition[] = [];
   for (const id of configuredChannels) {
-    const specifier = builtinChannelPackages[id];
-    if (specifier === undefined) continue;
+    const load = builtinChannels[id];
+    if (load === undefined) continue;
     try {
-      const module = (await import(specifier)) as { default?: PluginDefinition };
+      const module = await load();
       if (module.default !== undefined) plugins.push(module.default);
+      else logger.error('a built-in channel package has no default plugin export', { channel: id });
     } catch (error) {
       logger.error('could not load a built-in channel', { channel: id, error: String(error) });
     }
   }
   return plugins;
 }
-
-/** The failover used until credential profiles are configured: one target, no rotation. */
-function singleTargetFailover(catalog: ReturnType<typeof createModelCatalog>): FailoverPolicy {
-  return {
-    first: async ({ reference }) => ({ target: catalog.resolve(reference) }),
-    next: async () => undefined,
-    settle: async () => undefined,
-    describeFailure: (error) => {
-      switch (error.errorClass) {
-        case 'auth':
-        case 'auth_permanent':
-          return `The model provider rejected the credentials (${error.message}). Check the API key.`;
-        case 'rate_limit':
-          return `The model is rate-limited${error.retryAfterMs === undefined ? '' : `; try again in ${Math.ceil(error.retryAfterMs / 1000)} s`}.`;
-        case 'overloaded':
-          return 'The model is overloaded right now; try again shortly.';
-        case 'billing':
-          return 'The model provider refused the request for billing reasons (credit balance).';
-        case 'timeout':
-          return 'The model did not answer in time; try again.';
-        case 'context_overflow':
-          return 'The conversation is too long for the model; send /new to start over.';
-        default:
-          return `The model call failed: ${error.message}`;
-      }
-    },
-  };
-}
-
-const noCompaction: CompactionPolicy = {
-  prepare: async ({ messages }) => messages,
-  recover: async () => undefined,
-};
 
 /** Loads the config and starts the gateway: store, plugins, channels, protocol server, recovery. */
 export async function startGateway(options: StartGatewayOptions = {}): Promise<GatewayHandle> {
@@ -262,9 +241,62 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
       return providerStream(model, context, streamOptions);
     });
 
-  const baseFailover = singleTargetFailover(catalog);
-  const failover = options.failover?.(baseFailover) ?? baseFailover;
-  const compaction = options.compaction ?? noCompaction;
+  const auth = await createAuthProfileManager({
+    config: config.auth,
+    storage: createKeyValueAuthStateStorage(store),
+    now,
+    onEvent: (event) => {
+      if (event.type === 'failure_recorded')
+        logger.warn('credential cooling down', {
+          profile: event.profileId,
+          model: event.model,
+          reason: event.window.reason,
+          until: new Date(event.window.until).toISOString(),
+        });
+      else if (event.type === 'model_fallback') logger.warn('falling back to another model', { ...event });
+    },
+  });
+  const compactionConfig = config.agents.defaults.compaction;
+  const compactionSettings = {
+    ...(compactionConfig?.reserveTokens === undefined
+      ? {}
+      : { reserveTokens: compactionConfig.reserveTokens }),
+    ...(compactionConfig?.keepRecentTokens === undefined
+      ? {}
+      : { keepRecentTokens: compactionConfig.keepRecentTokens }),
+  };
+  const defaultTarget = catalog.resolve(config.agents.defaults.model?.primary ?? defaultModelReference);
+  const compactor =
+    compactionConfig?.enabled === false
+      ? undefined
+      : createCompactor({
+          store,
+          summarizer: createModelSummarizer({ streamFn, model: defaultTarget.model }),
+          settings: compactionSettings,
+          hooks: {
+            beforeCompaction: (event) =>
+              registry.hooks.has('before_compaction')
+                ? registry.hooks.run('before_compaction', event)
+                : undefined,
+            afterCompaction: (event) =>
+              registry.hooks.has('after_compaction')
+                ? registry.hooks.run('after_compaction', event)
+                : undefined,
+          },
+          onEvent: (event) => {
+            if (event.type === 'compaction_end')
+              logger.info('compacted a session', {
+                sessionKey: event.outcome.sessionKey,
+                kind: event.outcome.kind,
+                tokensBefore: event.outcome.tokensBefore,
+                tokensAfter: event.outcome.tokensAfter,
+              });
+            else if (event.type === 'compaction_summary_failed')
+              logger.warn('a compaction summary failed; older turns were truncated instead', {
+                sessionKey: event.sessionKey,
+              });
+          },
+        });
   const defaultWorkspace = config.agents.defaults.workspace ?? join(stateDirectory, 'workspace');
   const workspaceFor = (agentId: string): string => {
     const configured = config.agents.list?.find((agent) => agent.id.toLowerCase() === agentId)?.workspace;
@@ -299,8 +331,9 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     now,
     loadBootstrap: createBootstrapLoader(),
     pluginTools,
-    failover,
-    compaction,
+    auth,
+    compactor,
+    compactionSettings,
     workspaceFor,
   });
   dispatcher = createSessionDispatcher<TurnInput>({
@@ -361,9 +394,21 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
         error: failure.error.message,
       })),
     }),
-    authProfilesStatus: () => [],
-    compactSession: async () => {
-      throw new GatewayError('CONFLICT', 'compaction is not available in this build');
+    authProfilesStatus: () => auth.status(),
+    compactSession: async (sessionKey, agentId) => {
+      const admission = await inboundImpl.submitRpc({
+        message: '/compact',
+        idempotencyKey: `compact:${randomUUID()}`,
+        sessionKey,
+        agentId,
+        channel: 'webchat',
+      });
+      if (admission.status === 'finished') return admission.final.payload ?? {};
+      if (admission.status === 'directive') return { result: admission.reply };
+      const record = await runs.wait(admission.runId, 15 * 60_000);
+      return (
+        (record?.final?.payload?.compaction as Record<string, unknown> | undefined) ?? { compacted: false }
+      );
     },
   };
   const pluginMethods: GatewayMethod[] = registry.gatewayMethods().map((registration) =>

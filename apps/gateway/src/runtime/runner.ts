@@ -1,4 +1,16 @@
 import {
+  type AuthProfileManager,
+  AuthProfilesError,
+  outcomeFromAssistantMessage,
+  type SessionAuthPin,
+} from '@switchboard/auth-profiles';
+import {
+  type CompactionCallOptions,
+  type CompactionSettings,
+  type Compactor,
+  createModelSummarizer,
+} from '@switchboard/compaction';
+import {
   Agent,
   type AgentEvent,
   type AgentMessage,
@@ -8,6 +20,7 @@ import {
   type StreamFunction,
   type ThinkingLevel,
   toModelError,
+  toolSpec,
 } from '@switchboard/core-loop';
 import type {
   AssistantMessage,
@@ -19,7 +32,14 @@ import type {
   Usage,
   UserMessage,
 } from '@switchboard/hooks';
-import type { ActiveRun, QueuedMessage, RunBatch, SessionEntry, SessionStore } from '@switchboard/sessions';
+import type {
+  ActiveRun,
+  NewTranscriptEntry,
+  QueuedMessage,
+  RunBatch,
+  SessionEntry,
+  SessionStore,
+} from '@switchboard/sessions';
 import { applyResetPolicy, resolveResetPolicy } from '@switchboard/sessions';
 import type { AgentConfig, GatewayConfig } from '../config/schema.ts';
 import {
@@ -49,29 +69,7 @@ interface AnsweredMarker {
   readonly replies: readonly string[];
 }
 
-/** Decides what to do after a failed attempt; the default fails the run. */
-export interface FailoverPolicy {
-  /** The model and credential for the first attempt. */
-  first(input: {
-    readonly reference: string;
-    readonly sessionKey: string;
-    readonly session: SessionEntry;
-  }): Promise<AttemptTarget>;
-  /** After a model error: another target to retry with, or undefined to give up. */
-  next(input: {
-    readonly error: ModelError;
-    readonly current: AttemptTarget;
-    readonly attempt: number;
-  }): Promise<AttemptTarget | undefined>;
-  /** Records the outcome of an attempt (cooldowns, last good). */
-  settle(
-    target: AttemptTarget,
-    outcome: { readonly ok: true } | { readonly ok: false; readonly error: ModelError },
-  ): Promise<void>;
-  /** The message shown to the user when every attempt failed. */
-  describeFailure(error: ModelError, tried: readonly AttemptTarget[]): string;
-}
-
+/** The model, credential and thinking level of one attempt. */
 export interface AttemptTarget {
   readonly target: ModelTarget;
   readonly apiKey?: string;
@@ -79,31 +77,6 @@ export interface AttemptTarget {
   readonly thinkingLevel?: ThinkingLevel;
   /** The credential profile, for status and cooldowns. */
   readonly profileId?: string;
-}
-
-/** Keeps a session inside its context window; the default never compacts. */
-export interface CompactionPolicy {
-  /** Before a run: compacts when the context would not fit. Returns the messages to use. */
-  prepare(input: CompactionInput): Promise<readonly Message[]>;
-  /** After a context-overflow error: compacts harder and returns the messages to retry with, or undefined to give up. */
-  recover(
-    input: CompactionInput & { readonly error: ModelError; readonly attempt: number },
-  ): Promise<readonly Message[] | undefined>;
-}
-
-export interface CompactionInput {
-  readonly sessionKey: string;
-  readonly agentId: string;
-  readonly session: SessionEntry;
-  readonly messages: readonly Message[];
-  readonly model: Model;
-  readonly systemPrompt: string;
-  readonly signal: AbortSignal;
-  readonly streamOptions: {
-    readonly apiKey?: string;
-    readonly authToken?: string;
-    readonly baseUrl?: string;
-  };
 }
 
 export interface RunnerServices {
@@ -121,8 +94,10 @@ export interface RunnerServices {
   readonly now: () => number;
   readonly loadBootstrap: (workspace: string) => Promise<BootstrapFile[]>;
   readonly pluginTools: (context: ToolContext) => readonly AnyAgentTool[];
-  readonly failover: FailoverPolicy;
-  readonly compaction: CompactionPolicy;
+  readonly auth: AuthProfileManager;
+  /** Undefined when compaction is turned off (`agents.defaults.compaction.enabled: false`). */
+  readonly compactor: Compactor | undefined;
+  readonly compactionSettings: Partial<CompactionSettings>;
   readonly workspaceFor: (agentId: string) => string;
 }
 
@@ -330,9 +305,94 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
     return () => clearInterval(timer);
   }
 
+  /** `/compact` and `sessions.compact`: a compaction in the session's lane, reported like a run. */
+  async function runCompaction(
+    batch: RunBatch<TurnInput>,
+    last: TurnInput,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const runId = last.runId ?? batch.runId;
+    const sessionKey = batch.sessionKey;
+    if (services.runs.get(runId) === undefined) services.runs.accept(runId, sessionKey, last.agentId);
+    services.runs.start(runId);
+    let text: string;
+    let details: Record<string, unknown> = {};
+    try {
+      const session = await store.getSession(sessionKey);
+      if (services.compactor === undefined) {
+        text = 'Compaction is turned off (agents.defaults.compaction.enabled).';
+      } else if (session === undefined) {
+        text = 'There is nothing to compact yet.';
+      } else {
+        const target = services.catalog.resolve(modelReference(last.agentId, session));
+        const credentials: AttemptTarget = { target };
+        const result = await services.compactor.compact(sessionKey, {
+          settings: { ...services.compactionSettings, contextWindow: target.model.contextWindow },
+          signal,
+          summarizer: createModelSummarizer({
+            streamFn: services.streamFn,
+            model: target.model,
+            streamOptions: credentialsOf(credentials),
+          }),
+        });
+        if (result.status === 'skipped') {
+          text = 'There is nothing to compact yet.';
+          details = { compacted: false, reason: result.reason };
+        } else {
+          const outcome = result.outcome;
+          text = `Compacted: ${outcome.messagesBefore} messages became ${outcome.messagesAfter}, about ${outcome.tokensBefore} → ${outcome.tokensAfter} tokens.`;
+          details = {
+            compacted: true,
+            kind: outcome.kind,
+            tokensBefore: outcome.tokensBefore,
+            tokensAfter: outcome.tokensAfter,
+            messagesBefore: outcome.messagesBefore,
+            messagesAfter: outcome.messagesAfter,
+          };
+        }
+      }
+    } catch (error) {
+      text = `Compaction failed: ${error instanceof Error ? error.message : String(error)}`;
+      details = { compacted: false, error: text };
+    }
+    const target = replyTarget(last, undefined);
+    if (target !== undefined) {
+      await services
+        .send(
+          {
+            kind: 'text',
+            channel: target.channel,
+            accountId: target.accountId,
+            peer: target.peer,
+            ...(target.threadId === undefined ? {} : { threadId: target.threadId }),
+            text,
+          },
+          { idempotencyKey: `${refKey(last.ref)}:compact` },
+        )
+        .catch((error: unknown) => logger.warn('could not report the compaction', { error: String(error) }));
+    }
+    await finishInbound([last], 'replied');
+    const final: RunFinal = {
+      ok: true,
+      payload: {
+        runId,
+        status: 'ok',
+        summary: 'compacted',
+        result: { payloads: [{ text }] },
+        compaction: details,
+      },
+    };
+    await persistFinal(runId, final);
+    services.runs.finish(runId, 'ok', final, { stopReason: 'stop' });
+  }
+
   async function runBatch(batch: RunBatch<TurnInput>, signal: AbortSignal): Promise<void> {
     const inputs = batch.messages.map((message) => message.payload);
     const last = inputs[inputs.length - 1]!;
+    if (last.kind === 'compact') {
+      await runCompaction(batch, last, signal);
+      return;
+    }
     const sessionKey = batch.sessionKey;
     const agentId = last.agentId;
     const runId = inputs.length === 1 && last.runId !== undefined ? last.runId : batch.runId;
@@ -438,6 +498,8 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
     let replies: string[] = [];
     let finalMessage: AssistantMessage | undefined;
     let persisted = false;
+    let failure: AuthProfilesError | undefined;
+    let pinToSave: SessionAuthPin | undefined;
     try {
       // Model resolution.
       let reference = modelReference(agentId, session);
@@ -453,8 +515,8 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
           reference = `${outcome.providerOverride ?? provider}/${outcome.modelOverride ?? rest.join('/')}`;
         }
       }
-      const attempt = await services.failover.first({ reference, sessionKey, session });
-      const tried: AttemptTarget[] = [attempt];
+      const attempt: AttemptTarget = { target: services.catalog.resolve(reference) };
+      const modelChoice = agentConfig(agentId)?.model ?? config.agents.defaults.model;
       const thinking: ThinkingLevel =
         last.thinking ??
         (session.thinkingLevel as ThinkingLevel | undefined) ??
@@ -502,14 +564,8 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
         ...(last.origin === 'channel' ? { channel: { name: last.channel, chatType: last.chatType } } : {}),
       });
 
-      const context = await store.buildContext(sessionKey);
-      if (context.problems.length > 0) {
-        logger.warn('transcript has entries that could not be read; they are left out of the context', {
-          sessionKey,
-          problems: context.problems.length,
-        });
-      }
       if (hooks.has('before_prompt_build') || hooks.has('before_agent_start')) {
+        const context = await store.buildContext(sessionKey);
         const [provider = 'anthropic', ...rest] = attempt.target.reference.split('/');
         const built = hooks.has('before_prompt_build')
           ? await hooks.run('before_prompt_build', {
@@ -535,16 +591,39 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
         }
       }
 
-      const compactionInput = {
-        sessionKey,
-        agentId,
-        session,
-        model: attempt.target.model,
-        systemPrompt,
-        signal: runController.signal,
-        streamOptions: credentialsOf(attempt),
+      const userMessage: UserMessage = {
+        role: 'user',
+        content:
+          last.images === undefined || last.images.length === 0
+            ? prompt
+            : [{ type: 'text', text: prompt }, ...last.images],
+        timestamp: now(),
       };
-      const messages = await services.compaction.prepare({ ...compactionInput, messages: context.messages });
+      const compactionCall = (model: Model, credentials: AttemptTarget): CompactionCallOptions => ({
+        settings: { ...services.compactionSettings, contextWindow: model.contextWindow },
+        systemPrompt,
+        tools: usableTools.map(toolSpec),
+        signal: runController.signal,
+        summarizer: createModelSummarizer({
+          streamFn: services.streamFn,
+          model,
+          streamOptions: {
+            ...credentialsOf(credentials),
+            ...(credentials.target.headers === undefined ? {} : { headers: credentials.target.headers }),
+          },
+        }),
+      });
+      let messages: readonly Message[];
+      if (services.compactor === undefined) {
+        const context = await store.buildContext(sessionKey);
+        messages = context.messages;
+      } else {
+        const prepared = await services.compactor.prepareContext(sessionKey, {
+          ...compactionCall(attempt.target.model, attempt),
+          pending: [userMessage],
+        });
+        messages = prepared.messages;
+      }
 
       const toolStarts = new Map<string, number>();
       let current = attempt;
@@ -623,7 +702,10 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
           return undefined;
         },
       });
-      const initialCount = agent.state.messages.length;
+      // Messages before this index are in the transcript; the turn's replies start at turnStartsAt.
+      let unpersistedFrom = agent.state.messages.length;
+      let turnStartsAt = unpersistedFrom;
+      let turnFirstMessage = true;
       active.set(sessionKey, { agent, compacting: false, steeredRefs: [] });
       agent.subscribe((event) => {
         events.onAgentEvent(event);
@@ -631,55 +713,87 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
       });
       runController.signal.addEventListener('abort', () => agent?.abort(), { once: true });
 
-      const userMessage: UserMessage = {
-        role: 'user',
-        content:
-          last.images === undefined || last.images.length === 0
-            ? prompt
-            : [{ type: 'text', text: prompt }, ...last.images],
-        timestamp: now(),
-      };
-      await agent.prompt(userMessage);
-
-      // Recovery: rotate credentials or models, compact on overflow.
-      for (let attemptNumber = 1; ; attemptNumber += 1) {
-        const failed = lastAssistant(agent.state.messages);
-        if (failed === undefined || failed.stopReason !== 'error' || runController.signal.aborted) {
-          await services.failover.settle(current, { ok: true });
+      // Attempts: auth-profiles rotates keys, downgrades thinking and falls back to other
+      // models; an overflow comes back here to be compacted (never a reason to fall back).
+      let sessionPin = session.metadata.authPin as SessionAuthPin | undefined;
+      for (let compactionRound = 0; ; compactionRound += 1) {
+        try {
+          const result = await services.auth.runWithFailover({
+            model: reference,
+            ...(modelChoice?.primary === undefined ? {} : { primary: modelChoice.primary }),
+            fallbacks: modelChoice?.fallbacks ?? [],
+            thinkingLevel: thinking,
+            ...(sessionPin === undefined ? {} : { sessionPin }),
+            compactionCount: session.compactionCount,
+            signal: runController.signal,
+            attempt: async (candidate) => {
+              const target = services.catalog.resolve(`${candidate.provider}/${candidate.model}`);
+              current = {
+                target,
+                ...(candidate.credential === undefined ? {} : candidate.credential),
+                ...(candidate.thinkingLevel === undefined ? {} : { thinkingLevel: candidate.thinkingLevel }),
+                ...(candidate.profileId === undefined ? {} : { profileId: candidate.profileId }),
+              };
+              agent!.setModel(target.model);
+              if (candidate.thinkingLevel !== undefined) agent!.setThinkingLevel(candidate.thinkingLevel);
+              if (turnFirstMessage) {
+                turnFirstMessage = false;
+                await agent!.prompt(userMessage);
+              } else {
+                dropFailedTail(agent!);
+                reply?.resetForRetry();
+                await agent!.continue();
+              }
+              const answer = lastAssistant(agent!.state.messages);
+              if (answer === undefined)
+                return { ok: false, error: new Error('the model produced no message') };
+              return outcomeFromAssistantMessage(answer);
+            },
+          });
+          sessionPin = result.sessionPin;
+          break;
+        } catch (error) {
+          if (!(error instanceof AuthProfilesError)) throw error;
+          if (
+            error.code === 'AUTH_PROFILES_CONTEXT_OVERFLOW' &&
+            services.compactor !== undefined &&
+            error.modelError !== undefined
+          ) {
+            // The compactor works on the stored transcript: store the turn so far first.
+            dropFailedTail(agent);
+            const sofar = agent.state.messages.slice(unpersistedFrom);
+            await appendTurn(sofar, undefined);
+            active.get(sessionKey)!.compacting = true;
+            try {
+              const recovered = await services.compactor.recoverFromOverflow(sessionKey, {
+                ...compactionCall(current.target.model, current),
+                attempt: compactionRound + 1,
+                error: error.modelError,
+              });
+              agent.replaceMessages(recovered.messages);
+              unpersistedFrom = recovered.messages.length;
+              turnStartsAt = Math.min(turnStartsAt, unpersistedFrom);
+              continue;
+            } catch (compactionError) {
+              failure = error;
+              errorText =
+                compactionError instanceof Error ? compactionError.message : String(compactionError);
+              break;
+            } finally {
+              active.get(sessionKey)!.compacting = false;
+            }
+          }
+          if (error.code === 'AUTH_PROFILES_ABORTED') break;
+          failure = error;
           break;
         }
-        const error = errorOf(failed);
-        await services.failover.settle(current, { ok: false, error });
-        if (attemptNumber > 8) break;
-        const withoutFailure = agent.state.messages.slice(0, -1);
-        if (error.errorClass === 'context_overflow') {
-          active.get(sessionKey)!.compacting = true;
-          const recovered = await services.compaction.recover({
-            ...compactionInput,
-            messages: withoutFailure.filter((message): message is Message => isModelMessage(message)),
-            error,
-            attempt: attemptNumber,
-          });
-          active.get(sessionKey)!.compacting = false;
-          if (recovered === undefined) break;
-          agent.replaceMessages(recovered);
-          await agent.continue();
-          continue;
-        }
-        const next = await services.failover.next({ error, current, attempt: attemptNumber });
-        if (next === undefined) break;
-        current = next;
-        tried.push(next);
-        agent.setModel(next.target.model);
-        if (next.thinkingLevel !== undefined) agent.setThinkingLevel(next.thinkingLevel);
-        agent.replaceMessages(withoutFailure);
-        reply?.resetForRetry();
-        await agent.continue();
       }
+      if (sessionPin !== undefined) pinToSave = sessionPin;
 
-      const newMessages = agent.state.messages.slice(initialCount);
-      finalMessage = lastAssistant(newMessages);
-      replies = newMessages
+      const turnMessages = agent.state.messages.slice(turnStartsAt);
+      const newMessages = agent.state.messages.slice(unpersistedFrom);
+      finalMessage = lastAssistant(turnMessages);
+      replies = turnMessages
         .filter(
           (message): message is AssistantMessage =>
             message.role === 'assistant' &&
@@ -701,63 +815,17 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
         status = timedOut ? 'error' : 'aborted';
         if (timedOut)
           errorText = `The reply took longer than ${Math.round(runTimeoutMs / 1000)} s and was stopped.`;
-      } else if (finalMessage?.stopReason === 'error') {
+      } else if (failure !== undefined || finalMessage?.stopReason === 'error') {
         status = 'error';
-        const error = errorOf(finalMessage);
-        errorClass = error.errorClass;
-        errorText = services.failover.describeFailure(error, tried);
+        const modelError =
+          failure?.modelError ?? (finalMessage === undefined ? undefined : errorOf(finalMessage));
+        errorClass = modelError?.errorClass;
+        errorText ??= failure?.message ?? modelError?.message ?? 'the model call failed';
       }
 
       // Persist the turn with its marker in one transaction (decision 0004).
-      const toWrite: Message[] = [];
-      for (const message of newMessages) {
-        if (!isModelMessage(message)) continue;
-        let written: Message = message;
-        if (written.role === 'toolResult' && hooks.has('tool_result_persist')) {
-          written = hooks.runSync('tool_result_persist', { sessionKey, agentId, message: written }).message;
-        }
-        if (hooks.has('before_message_write')) {
-          const outcome = hooks.runSync('before_message_write', { sessionKey, agentId, message: written });
-          if (outcome.block) continue;
-          written = outcome.message;
-        }
-        toWrite.push(written);
-      }
-      const marker: AnsweredMarker = { refs, runId, replies };
       try {
-        await store.appendEntries(
-          sessionKey,
-          [
-            ...toWrite.map((message) => ({ type: 'message' as const, message })),
-            { type: 'custom' as const, customType: answeredMarkerType, data: marker },
-          ],
-          {
-            expectedSessionId: session.sessionId,
-            patch: {
-              lastInteractionAt: now(),
-              ...(target !== undefined && last.origin === 'channel'
-                ? {
-                    lastRoute: {
-                      channel: target.channel,
-                      accountId: target.accountId,
-                      to: target.peer.id,
-                      ...(target.threadId === undefined ? {} : { threadId: target.threadId }),
-                    },
-                  }
-                : {}),
-              modelProvider: current.target.provider,
-              model: current.target.model.id,
-              ...(agent.state.usage.calls === 0 ? {} : { contextTokens: agent.state.usage.contextTokens }),
-              addUsage: {
-                input: agent.state.usage.input,
-                output: agent.state.usage.output,
-                cacheRead: agent.state.usage.cacheRead,
-                cacheWrite: agent.state.usage.cacheWrite,
-                costUsd: agent.state.usage.cost.total,
-              },
-            },
-          },
-        );
+        await appendTurn(newMessages, { refs, runId, replies });
         persisted = true;
       } catch (error) {
         // The session was reset (`/new`) while this turn ran: the turn belonged to the old one.
@@ -765,6 +833,62 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
           sessionKey,
           runId,
           error: error instanceof Error ? error.message : String(error),
+        });
+      }
+
+      /** Appends messages (through the transcript hooks) and, for the finished turn, its marker. */
+      async function appendTurn(
+        toAppend: readonly AgentMessage[],
+        marker: AnsweredMarker | undefined,
+      ): Promise<void> {
+        const entries: NewTranscriptEntry[] = [];
+        for (const message of toAppend) {
+          if (!isModelMessage(message)) continue;
+          let written: Message = message;
+          if (written.role === 'toolResult' && hooks.has('tool_result_persist')) {
+            written = hooks.runSync('tool_result_persist', { sessionKey, agentId, message: written }).message;
+          }
+          if (hooks.has('before_message_write')) {
+            const outcome = hooks.runSync('before_message_write', { sessionKey, agentId, message: written });
+            if (outcome.block) continue;
+            written = outcome.message;
+          }
+          entries.push({ type: 'message', message: written });
+        }
+        if (marker !== undefined)
+          entries.push({ type: 'custom', customType: answeredMarkerType, data: marker });
+        if (entries.length === 0) return;
+        const usageNow = agent!.state.usage;
+        await store.appendEntries(sessionKey, entries, {
+          expectedSessionId: session.sessionId,
+          patch: {
+            lastInteractionAt: now(),
+            ...(target !== undefined && last.origin === 'channel'
+              ? {
+                  lastRoute: {
+                    channel: target.channel,
+                    accountId: target.accountId,
+                    to: target.peer.id,
+                    ...(target.threadId === undefined ? {} : { threadId: target.threadId }),
+                  },
+                }
+              : {}),
+            ...(marker === undefined || pinToSave === undefined ? {} : { metadata: { authPin: pinToSave } }),
+            modelProvider: current.target.provider,
+            model: current.target.model.id,
+            ...(usageNow.calls === 0 ? {} : { contextTokens: usageNow.contextTokens }),
+            ...(marker === undefined
+              ? {}
+              : {
+                  addUsage: {
+                    input: usageNow.input,
+                    output: usageNow.output,
+                    cacheRead: usageNow.cacheRead,
+                    cacheWrite: usageNow.cacheWrite,
+                    costUsd: usageNow.cost.total,
+                  },
+                }),
+          },
         });
       }
     } catch (error) {
@@ -907,6 +1031,18 @@ function credentialsOf(attempt: AttemptTarget): { apiKey?: string; authToken?: s
     ...(authToken === undefined || apiKey !== undefined ? {} : { authToken }),
     ...(attempt.target.baseUrl === undefined ? {} : { baseUrl: attempt.target.baseUrl }),
   };
+}
+
+/** Removes a failed assistant message at the end of the history (core-loop's continue() refuses it). */
+function dropFailedTail(agent: Agent): void {
+  const messages = agent.state.messages;
+  const tail = messages[messages.length - 1];
+  if (
+    tail?.role === 'assistant' &&
+    ((tail as AssistantMessage).stopReason === 'error' || (tail as AssistantMessage).stopReason === 'aborted')
+  ) {
+    agent.replaceMessages(messages.slice(0, -1));
+  }
 }
 
 function isModelMessage(message: AgentMessage): message is Message {

@@ -1,0 +1,538 @@
+import { ModelError, type ModelErrorClass } from '@switchboard/core-loop';
+import { describe, expect, it } from 'vitest';
+import { AuthProfilesError } from './errors.ts';
+import { type AuthProfileManagerOptions, createAuthProfileManager } from './manager.ts';
+import type { AttemptCandidate, AttemptOutcome, AuthProfilesEvent, FailoverRequest } from './types.ts';
+
+const sonnet = 'anthropic/claude-sonnet-4-6';
+const haiku = 'anthropic/claude-haiku-4-5';
+const start = 1_700_000_000_000;
+
+const threeKeys = {
+  profiles: {
+    'anthropic:a': { provider: 'anthropic', mode: 'api_key', apiKey: 'sk-a' },
+    'anthropic:b': { provider: 'anthropic', mode: 'api_key', apiKey: 'sk-b' },
+    'anthropic:c': { provider: 'anthropic', mode: 'api_key', apiKey: 'sk-c' },
+  },
+  order: { anthropic: ['anthropic:a', 'anthropic:b', 'anthropic:c'] },
+} as const;
+
+type Handler = (candidate: AttemptCandidate) => ModelError | ModelErrorClass | 'ok' | unknown;
+
+const statusOf: Partial<Record<ModelErrorClass, number>> = {
+  auth: 401,
+  auth_permanent: 403,
+  billing: 402,
+  rate_limit: 429,
+  overloaded: 529,
+  timeout: 500,
+  context_overflow: 400,
+  format: 400,
+  model_not_found: 404,
+};
+
+async function setup(options: Partial<AuthProfileManagerOptions> = {}) {
+  const clock = { now: start };
+  const events: AuthProfilesEvent[] = [];
+  const manager = await createAuthProfileManager({
+    config: threeKeys,
+    now: () => clock.now,
+    onEvent: (event) => events.push(event),
+    ...options,
+  });
+  const calls: string[] = [];
+  const run = (handler: Handler, request: Partial<FailoverRequest<string>> = {}) =>
+    manager.runWithFailover<string>({
+      model: sonnet,
+      ...request,
+      attempt: async (candidate): Promise<AttemptOutcome<string>> => {
+        const key =
+          candidate.credential !== undefined && 'apiKey' in candidate.credential
+            ? candidate.credential.apiKey
+            : '-';
+        calls.push(
+          `${candidate.model}:${key}${candidate.thinkingLevel === undefined ? '' : `:${candidate.thinkingLevel}`}`,
+        );
+        const result = handler(candidate);
+        if (result === 'ok') return { ok: true, value: `answer from ${key}` };
+        if (typeof result === 'string' && result in statusOf) {
+          const errorClass = result as ModelErrorClass;
+          const status = statusOf[errorClass];
+          return {
+            ok: false,
+            error: new ModelError(
+              errorClass,
+              `${status} ${errorClass}`,
+              status === undefined ? {} : { status },
+            ),
+          };
+        }
+        return { ok: false, error: result };
+      },
+    });
+  return { manager, clock, events, calls, run };
+}
+
+const keyOf = (candidate: AttemptCandidate) =>
+  candidate.credential !== undefined && 'apiKey' in candidate.credential
+    ? candidate.credential.apiKey
+    : undefined;
+
+async function rejection(promise: Promise<unknown>): Promise<AuthProfilesError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof AuthProfilesError) return error;
+    throw error;
+  }
+  throw new Error('expected the run to fail');
+}
+
+describe('rotation within a run', () => {
+  it('429 on key A: key B answers, A cools down 10 s for that model only, B becomes the auto pin', async () => {
+    const { manager, run, calls, clock } = await setup();
+    const result = await run((candidate) => (keyOf(candidate) === 'sk-a' ? 'rate_limit' : 'ok'));
+    expect(result).toMatchObject({ value: 'answer from sk-b', profileId: 'anthropic:b', fellBack: false });
+    expect(result.attempts.map((attempt) => attempt.action ?? 'ok')).toEqual(['rotate', 'ok']);
+    expect(result.attempts[0]?.recorded).toEqual({
+      lane: 'cooldown',
+      reason: 'rate_limit',
+      until: start + 10_000,
+      step: 1,
+      opened: true,
+    });
+    expect(result.sessionPin).toEqual({ profileId: 'anthropic:b', source: 'auto' });
+    expect(calls).toEqual(['claude-sonnet-4-6:sk-a', 'claude-sonnet-4-6:sk-b']);
+    expect(manager.orderFor('anthropic', 'claude-sonnet-4-6').map((entry) => entry.profileId)).toEqual([
+      'anthropic:b',
+      'anthropic:c',
+      'anthropic:a',
+    ]);
+    expect(manager.orderFor('anthropic', 'claude-haiku-4-5')[0]?.profileId).toBe('anthropic:a');
+    clock.now += 10_000;
+    expect(manager.orderFor('anthropic', 'claude-sonnet-4-6')[0]?.profileId).toBe('anthropic:a');
+  });
+
+  it('rotates at most once on a rate limit, then falls back to the next model', async () => {
+    const { run, calls } = await setup();
+    const result = await run((candidate) => (candidate.model === 'claude-sonnet-4-6' ? 'rate_limit' : 'ok'), {
+      fallbacks: [haiku],
+    });
+    expect(calls).toEqual(['claude-sonnet-4-6:sk-a', 'claude-sonnet-4-6:sk-b', 'claude-haiku-4-5:sk-a']);
+    expect(result).toMatchObject({ model: 'claude-haiku-4-5', fellBack: true, profileId: 'anthropic:a' });
+    expect(result.attempts.map((attempt) => attempt.action ?? 'ok')).toEqual(['rotate', 'next_model', 'ok']);
+  });
+
+  it('without a fallback, rotates through every key, then one error says when to retry', async () => {
+    const { run, calls } = await setup();
+    const error = await rejection(run(() => 'rate_limit'));
+    expect(calls).toHaveLength(3);
+    expect(error.code).toBe('AUTH_PROFILES_EXHAUSTED');
+    expect(error.retryAt).toBe(start + 10_000);
+    expect(error.retryAfterMs).toBe(10_000);
+    expect(error.message).toBe(
+      [
+        'All models failed (1 tried):',
+        '- anthropic/claude-sonnet-4-6: rate limited on anthropic:a, anthropic:b, anthropic:c',
+        'Soonest usable again: anthropic/claude-sonnet-4-6 in 10 s.',
+      ].join('\n'),
+    );
+    expect(error.modelError?.errorClass).toBe('rate_limit');
+    expect(error.attempts.map((attempt) => attempt.action)).toEqual(['rotate', 'rotate', 'stop']);
+  });
+
+  it('529: one rotation, then the fallback model, after the configured backoff', async () => {
+    const sleeps: number[] = [];
+    const { run, calls } = await setup({
+      config: { ...threeKeys, cooldowns: { overloadedBackoffMs: 250 } },
+      sleep: async (milliseconds) => {
+        sleeps.push(milliseconds);
+      },
+    });
+    const result = await run((candidate) => (candidate.model === 'claude-sonnet-4-6' ? 'overloaded' : 'ok'), {
+      fallbacks: [haiku],
+    });
+    expect(calls).toEqual(['claude-sonnet-4-6:sk-a', 'claude-sonnet-4-6:sk-b', 'claude-haiku-4-5:sk-a']);
+    expect(sleeps).toEqual([250]);
+    expect(result.model).toBe('claude-haiku-4-5');
+  });
+
+  it('401 disables the key for every model for 5 min and rotates without a cap', async () => {
+    const { manager, run, calls, clock } = await setup();
+    const result = await run((candidate) => (keyOf(candidate) === 'sk-c' ? 'ok' : 'auth'), {
+      fallbacks: [haiku],
+    });
+    expect(calls).toEqual(['claude-sonnet-4-6:sk-a', 'claude-sonnet-4-6:sk-b', 'claude-sonnet-4-6:sk-c']);
+    expect(result.profileId).toBe('anthropic:c');
+    const a = manager.status().profiles.find((profile) => profile.id === 'anthropic:a');
+    expect(a).toMatchObject({
+      state: 'disabled',
+      disabled: { reason: 'auth', until: start + 5 * 60_000, remainingMs: 5 * 60_000, step: 1 },
+      failureCounts: { auth: 1 },
+    });
+    expect(manager.orderFor('anthropic', 'claude-haiku-4-5').map((entry) => entry.usable)).toEqual([
+      true,
+      false,
+      false,
+    ]);
+    clock.now += 5 * 60_000;
+    expect(manager.status().profiles.find((profile) => profile.id === 'anthropic:a')?.state).toBe('ready');
+  });
+
+  it('402 disables the key for 5 h (billing)', async () => {
+    const { manager, run } = await setup();
+    await run((candidate) => (keyOf(candidate) === 'sk-a' ? 'billing' : 'ok'));
+    const a = manager.status().profiles.find((profile) => profile.id === 'anthropic:a');
+    expect(a?.disabled).toMatchObject({ reason: 'billing', remainingMs: 5 * 3_600_000 });
+  });
+
+  it('a timeout rotates once and then falls back, and is never held against a key', async () => {
+    const { manager, run, calls } = await setup();
+    const result = await run((candidate) => (candidate.model === 'claude-sonnet-4-6' ? 'timeout' : 'ok'), {
+      fallbacks: [haiku],
+    });
+    expect(calls).toEqual(['claude-sonnet-4-6:sk-a', 'claude-sonnet-4-6:sk-b', 'claude-haiku-4-5:sk-a']);
+    expect(result.attempts[0]?.recorded).toBeUndefined();
+    expect(manager.status().profiles.map((profile) => profile.state)).toEqual(['ready', 'ready', 'ready']);
+    expect(manager.status().profiles[1]?.failureCounts).toEqual({});
+  });
+
+  it('a model that is not found goes to the next model without trying the other keys', async () => {
+    const { manager, run, calls } = await setup();
+    await run((candidate) => (candidate.model === 'claude-sonnet-4-6' ? 'model_not_found' : 'ok'), {
+      fallbacks: [haiku],
+    });
+    expect(calls).toEqual(['claude-sonnet-4-6:sk-a', 'claude-haiku-4-5:sk-a']);
+    expect(manager.status().profiles[0]?.models).toEqual([
+      expect.objectContaining({ model: 'claude-sonnet-4-6', reason: 'model_not_found' }),
+    ]);
+  });
+
+  it('an unknown failure without an HTTP status moves on to the next model and is not recorded', async () => {
+    const { manager, run, calls } = await setup();
+    const refusal = new ModelError('unknown', 'The model declined to answer (stop reason: refusal).');
+    await run((candidate) => (candidate.model === 'claude-sonnet-4-6' ? refusal : 'ok'), {
+      fallbacks: [haiku],
+    });
+    expect(calls).toEqual(['claude-sonnet-4-6:sk-a', 'claude-haiku-4-5:sk-a']);
+    expect(manager.status().profiles[0]?.state).toBe('ready');
+  });
+
+  it('normalizes what the attempt throws (an SDK-like HTTP error)', async () => {
+    const { run, calls } = await setup();
+    const result = await manager429(run);
+    expect(result.profileId).toBe('anthropic:b');
+    expect(calls).toHaveLength(2);
+  });
+
+  it('stops at the loop guard', async () => {
+    const { run } = await setup();
+    const error = await rejection(run(() => 'timeout', { maxAttempts: 2 }));
+    expect(error.code).toBe('AUTH_PROFILES_ATTEMPT_LIMIT');
+    expect(error.attempts).toHaveLength(2);
+    expect(error.message).toMatch(/^Stopped after 2 attempts without an answer:/);
+  });
+
+  it('uses the provider key (no profile) for a provider without profiles', async () => {
+    const { run } = await setup();
+    const seen: AttemptCandidate[] = [];
+    const result = await run(
+      (candidate) => {
+        seen.push(candidate);
+        return candidate.provider === 'anthropic' ? 'auth' : 'ok';
+      },
+      { model: 'openai/gpt-5', fallbacksOverride: [] },
+    );
+    expect(seen[0]).toMatchObject({ provider: 'openai', profileId: undefined, credential: undefined });
+    expect(result.sessionPin).toBeUndefined();
+  });
+});
+
+async function manager429(run: Awaited<ReturnType<typeof setup>>['run']) {
+  return run((candidate) => {
+    if (keyOf(candidate) !== 'sk-a') return 'ok';
+    throw Object.assign(new Error('429 {"type":"error","error":{"type":"rate_limit_error"}}'), {
+      status: 429,
+      headers: { 'retry-after': '30' },
+    });
+  });
+}
+
+describe('errors that never advance', () => {
+  it('context overflow is surfaced distinctly: no record, no rotation, no fallback', async () => {
+    const { manager, run, calls } = await setup();
+    const overflow = new ModelError(
+      'context_overflow',
+      'prompt is too long: 250000 tokens > 200000 maximum',
+      {
+        status: 400,
+        observedTokens: 250_000,
+      },
+    );
+    const error = await rejection(run(() => overflow, { fallbacks: [haiku] }));
+    expect(error.code).toBe('AUTH_PROFILES_CONTEXT_OVERFLOW');
+    expect(error.modelError?.observedTokens).toBe(250_000);
+    expect(error.candidate).toEqual({
+      provider: 'anthropic',
+      model: 'claude-sonnet-4-6',
+      profileId: 'anthropic:a',
+    });
+    expect(calls).toHaveLength(1);
+    expect(manager.status().profiles[0]?.state).toBe('ready');
+  });
+
+  it('an abort is surfaced at once, and a fired signal stops before any attempt', async () => {
+    const { run, calls } = await setup();
+    const aborted = await rejection(
+      run(() => new ModelError('aborted', 'Request was aborted'), { fallbacks: [haiku] }),
+    );
+    expect(aborted.code).toBe('AUTH_PROFILES_ABORTED');
+    expect(calls).toHaveLength(1);
+    const controller = new AbortController();
+    controller.abort();
+    const early = await rejection(run(() => 'ok', { signal: controller.signal }));
+    expect(early.code).toBe('AUTH_PROFILES_ABORTED');
+    expect(calls).toHaveLength(1);
+  });
+
+  it('an abort during a failing attempt wins over its error class', async () => {
+    const { run, calls } = await setup();
+    const controller = new AbortController();
+    const error = await rejection(
+      run(
+        () => {
+          controller.abort();
+          return 'rate_limit';
+        },
+        { signal: controller.signal, fallbacks: [haiku] },
+      ),
+    );
+    expect(error.code).toBe('AUTH_PROFILES_ABORTED');
+    expect(calls).toHaveLength(1);
+  });
+
+  it('a rejected request (format) is not rotated', async () => {
+    const { run, calls } = await setup();
+    const error = await rejection(run(() => 'format', { fallbacks: [haiku] }));
+    expect(error.code).toBe('AUTH_PROFILES_REQUEST_REJECTED');
+    expect(error.message).toContain('anthropic/claude-sonnet-4-6 (anthropic:a) rejected the request');
+    expect(calls).toHaveLength(1);
+  });
+});
+
+describe('thinking downgrade', () => {
+  it('retries the same key and model with a supported level', async () => {
+    const { run, calls, events } = await setup();
+    const rejected = new ModelError(
+      'format',
+      '400 invalid_request_error: thinking effort "high" is not supported by this model. Supported values are: low, medium.',
+      { status: 400 },
+    );
+    const result = await run((candidate) => (candidate.thinkingLevel === 'high' ? rejected : 'ok'), {
+      thinkingLevel: 'high',
+    });
+    expect(calls).toEqual(['claude-sonnet-4-6:sk-a:high', 'claude-sonnet-4-6:sk-a:medium']);
+    expect(result.thinkingLevel).toBe('medium');
+    expect(result.attempts.map((attempt) => attempt.action ?? 'ok')).toEqual(['retry_thinking', 'ok']);
+    expect(events.filter((event) => event.type === 'thinking_downgrade')).toEqual([
+      {
+        type: 'thinking_downgrade',
+        provider: 'anthropic',
+        model: 'claude-sonnet-4-6',
+        profileId: 'anthropic:a',
+        from: 'high',
+        to: 'medium',
+      },
+    ]);
+  });
+
+  it('starts again from the run level after a rotation', async () => {
+    const { run, calls } = await setup();
+    const required = new ModelError('format', 'reasoning is required for this model', { status: 400 });
+    await run(
+      (candidate) =>
+        candidate.thinkingLevel === undefined ? required : keyOf(candidate) === 'sk-a' ? 'rate_limit' : 'ok',
+      {},
+    );
+    expect(calls).toEqual([
+      'claude-sonnet-4-6:sk-a',
+      'claude-sonnet-4-6:sk-a:minimal',
+      'claude-sonnet-4-6:sk-b',
+      'claude-sonnet-4-6:sk-b:minimal',
+    ]);
+  });
+});
+
+describe('model fallback and cooldown skips', () => {
+  it('skips a model whose keys are all cooling, without a request, and the fallback answers', async () => {
+    const { run, calls, clock, events } = await setup();
+    await rejection(run(() => 'rate_limit'));
+    calls.length = 0;
+    clock.now += 3000;
+    const result = await run(() => 'ok', { fallbacks: [haiku] });
+    expect(calls).toEqual(['claude-haiku-4-5:sk-a']);
+    expect(result).toMatchObject({ model: 'claude-haiku-4-5', fellBack: true });
+    expect(events.filter((event) => event.type === 'candidate_skipped').at(-1)).toEqual({
+      type: 'candidate_skipped',
+      provider: 'anthropic',
+      model: 'claude-sonnet-4-6',
+      usableAt: start + 10_000,
+      reason: 'rate_limit',
+    });
+  });
+
+  it('says when the soonest model is usable again when nothing could be tried', async () => {
+    const { run, calls, clock } = await setup();
+    await rejection(run(() => 'rate_limit'));
+    await rejection(
+      run(() => new ModelError('rate_limit', '429 slow down', { status: 429, retryAfterMs: 20_000 }), {
+        model: haiku,
+      }),
+    );
+    calls.length = 0;
+    clock.now += 4000;
+    const error = await rejection(run(() => 'ok', { fallbacks: [haiku] }));
+    expect(calls).toEqual([]);
+    expect(error.code).toBe('AUTH_PROFILES_EXHAUSTED');
+    expect(error.retryAfterMs).toBe(6000);
+    expect(error.message).toBe(
+      [
+        'No model is usable right now:',
+        '- anthropic/claude-sonnet-4-6: not tried, no key is usable (anthropic:a rate limited for 6 s; anthropic:b rate limited for 6 s; anthropic:c rate limited for 6 s)',
+        '- anthropic/claude-haiku-4-5: not tried, no key is usable (anthropic:a rate limited for 16 s; anthropic:b rate limited for 16 s; anthropic:c rate limited for 16 s)',
+        'Soonest usable again: anthropic/claude-sonnet-4-6 in 6 s.',
+      ].join('\n'),
+    );
+  });
+
+  it('lists each model with its reasons, the soonest one, and the keys that need attention', async () => {
+    const { run } = await setup();
+    const error = await rejection(
+      run((candidate) => (candidate.model === 'claude-sonnet-4-6' ? 'overloaded' : 'billing'), {
+        fallbacks: [haiku],
+        primary: 'anthropic/claude-opus-4-6',
+      }),
+    );
+    expect(error.message).toBe(
+      [
+        'All models failed (2 tried):',
+        '- anthropic/claude-sonnet-4-6: overloaded on anthropic:a, anthropic:b',
+        '- anthropic/claude-haiku-4-5: out of credits on anthropic:a, anthropic:b, anthropic:c',
+        '- anthropic/claude-opus-4-6: not tried, no key is usable (anthropic:a out of credits for 5 h; anthropic:b out of credits for 5 h; anthropic:c out of credits for 5 h)',
+        'Soonest usable again: anthropic/claude-sonnet-4-6 in 5 h.',
+        'Keys that need attention: anthropic:a (out of credits), anthropic:b (out of credits), anthropic:c (out of credits).',
+      ].join('\n'),
+    );
+    expect(error.candidates.map((candidate) => candidate.usableAt)).toEqual([
+      start + 5 * 3_600_000,
+      start + 5 * 3_600_000,
+      start + 5 * 3_600_000,
+    ]);
+  });
+});
+
+describe('session pins', () => {
+  it('a user pin never rotates: its failure goes straight to the next model', async () => {
+    const { run, calls } = await setup();
+    const pin = { profileId: 'anthropic:b', source: 'user' } as const;
+    const result = await run((candidate) => (candidate.model === 'claude-sonnet-4-6' ? 'rate_limit' : 'ok'), {
+      sessionPin: pin,
+      fallbacks: [haiku],
+    });
+    expect(calls).toEqual(['claude-sonnet-4-6:sk-b', 'claude-haiku-4-5:sk-b']);
+    expect(result.sessionPin).toBe(pin);
+  });
+
+  it('a user-pinned key in cooldown is skipped, not replaced', async () => {
+    const { run, calls } = await setup();
+    await run((candidate) => (candidate.model === 'claude-sonnet-4-6' ? 'rate_limit' : 'ok'), {
+      sessionPin: { profileId: 'anthropic:b', source: 'user' },
+      fallbacks: [haiku],
+    });
+    calls.length = 0;
+    const error = await rejection(
+      run(() => 'ok', { sessionPin: { profileId: 'anthropic:b', source: 'user' }, fallbacksOverride: [] }),
+    );
+    expect(calls).toEqual([]);
+    expect(error.message).toContain('anthropic:b rate limited for 10 s');
+    expect(error.candidates[0]?.profiles).toEqual([
+      { profileId: 'anthropic:b', result: 'unavailable', reason: 'rate_limit', until: start + 10_000 },
+    ]);
+  });
+
+  it('an auto pin leads while usable, and moves on after a compaction', async () => {
+    const { run, calls } = await setup();
+    const pin = { profileId: 'anthropic:c', source: 'auto', compactionCount: 2 } as const;
+    const kept = await run(() => 'ok', { sessionPin: pin, compactionCount: 2 });
+    expect(kept.sessionPin).toEqual({ profileId: 'anthropic:c', source: 'auto', compactionCount: 2 });
+    const moved = await run(() => 'ok', { sessionPin: pin, compactionCount: 3 });
+    expect(calls).toEqual(['claude-sonnet-4-6:sk-c', 'claude-sonnet-4-6:sk-a']);
+    expect(moved.sessionPin).toEqual({ profileId: 'anthropic:a', source: 'auto', compactionCount: 3 });
+  });
+
+  it('drops a pin naming a profile that is gone', async () => {
+    const { run, events } = await setup();
+    const result = await run(() => 'ok', { sessionPin: { profileId: 'anthropic:gone', source: 'user' } });
+    expect(events).toContainEqual({
+      type: 'pin_dropped',
+      profileId: 'anthropic:gone',
+      reason: 'the profile no longer exists',
+    });
+    expect(result.sessionPin).toEqual({ profileId: 'anthropic:a', source: 'auto' });
+  });
+});
+
+describe('explicit order', () => {
+  it('uses only the keys it lists, also for the usable-again time', async () => {
+    const { run, calls } = await setup({ config: { ...threeKeys, order: { anthropic: ['anthropic:b'] } } });
+    const error = await rejection(run(() => 'rate_limit'));
+    expect(calls).toEqual(['claude-sonnet-4-6:sk-b']);
+    expect(error.retryAfterMs).toBe(10_000);
+  });
+});
+
+describe('round robin', () => {
+  it('spreads runs over the keys by last use when no order is configured', async () => {
+    const { run, calls, clock } = await setup({ config: { profiles: threeKeys.profiles } });
+    for (let index = 0; index < 4; index += 1) {
+      clock.now += 1000;
+      await run(() => 'ok');
+    }
+    expect(calls).toEqual([
+      'claude-sonnet-4-6:sk-a',
+      'claude-sonnet-4-6:sk-b',
+      'claude-sonnet-4-6:sk-c',
+      'claude-sonnet-4-6:sk-a',
+    ]);
+  });
+});
+
+describe('request validation and events', () => {
+  it('names bad input', async () => {
+    const { manager } = await setup();
+    await expect(
+      manager.runWithFailover({
+        model: sonnet,
+        maxAttempts: 0,
+        attempt: async () => ({ ok: true, value: 1 }),
+      }),
+    ).rejects.toThrow(/maxAttempts must be an integer >= 1, got 0/);
+    await expect(
+      manager.runWithFailover({ model: ' ', attempt: async () => ({ ok: true, value: 1 }) }),
+    ).rejects.toThrow(/model: expected "provider\/model"/);
+    expect(() => manager.credentialFor('nope')).toThrow(/unknown auth profile "nope"; known: anthropic:a/);
+  });
+
+  it('emits a discriminated event for each step, without secrets', async () => {
+    const { run, events } = await setup();
+    await run((candidate) => (keyOf(candidate) === 'sk-a' ? 'rate_limit' : 'ok'));
+    expect(events.map((event) => event.type)).toEqual([
+      'attempt_start',
+      'failure_recorded',
+      'attempt_failed',
+      'attempt_start',
+      'succeeded',
+    ]);
+    expect(JSON.stringify(events)).not.toContain('sk-');
+  });
+});

@@ -1,0 +1,2 @@
+// @switchboard/channel-discord: being built (see issue). Exports createXChannel and its plugin.
+export {};
