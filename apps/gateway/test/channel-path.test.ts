@@ -1,3 +1,5 @@
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from './harness.ts';
 import { createTestChannel } from './test-channel.ts';
@@ -120,5 +122,24 @@ describe('gateway: the channel path', () => {
     const [, , reset] = await channel.waitForSent(3);
     expect(text(reset!)).toBe('New session started.');
     expect(harness.model.messageRequests.length).toBe(1);
+  });
+
+  it('gives each account a private data directory and mounts its webhook routes on the gateway port', async () => {
+    const { harness, channel } = await start({ accounts: { work: {}, home: {} } });
+    for (const accountId of ['work', 'home']) {
+      const directory = channel.dataDirectories.get(accountId);
+      expect(directory).toBe(join(harness.stateDirectory, 'channels', 'testchat', accountId));
+      expect(statSync(directory!).mode & 0o777).toBe(0o700);
+      const response = await fetch(`${harness.gateway.httpUrl}/hooks/testchat/${accountId}`, {
+        method: 'POST',
+      });
+      expect(await response.json()).toEqual({ account: accountId });
+    }
+    expect((await fetch(`${harness.gateway.httpUrl}/hooks/testchat/nobody`, { method: 'POST' })).status).toBe(
+      404,
+    );
+    expect((await fetch(`${harness.gateway.httpUrl}/hooks/testchat/work`, { method: 'GET' })).status).toBe(
+      404,
+    );
   });
 });

@@ -24,6 +24,8 @@ export interface TestChannel {
   readonly plugin: ReturnType<typeof definePlugin>;
   readonly sent: SentMessage[];
   readonly typing: ConversationTarget[];
+  /** The data directory each started account was given. */
+  readonly dataDirectories: Map<string, string>;
   /** Delivers an inbound message as the platform would; resolves with the gateway's answer. */
   receive(message: Partial<InboundMessage> & { text: string }, accountId?: string): Promise<ReceiveOutcome>;
   waitForSent(count: number, timeoutMs?: number): Promise<SentMessage[]>;
@@ -38,6 +40,7 @@ export function createTestChannel(options: { id?: string; textLimit?: number } =
   const contexts = new Map<string, ChannelStartContext>();
   const sent: SentMessage[] = [];
   const typing: ConversationTarget[] = [];
+  const dataDirectories = new Map<string, string>();
   const waiters: Array<() => void> = [];
   let failures = 0;
   const config = defineChannelConfig(z.object({ label: z.string().optional() }));
@@ -57,6 +60,17 @@ export function createTestChannel(options: { id?: string; textLimit?: number } =
     config: config as ChannelPlugin['config'],
     async start(context): Promise<ChannelAccount> {
       contexts.set(context.accountId, context as ChannelStartContext);
+      dataDirectories.set(context.accountId, context.dataDirectory);
+      context.registerHttpRoute({
+        path: `/hooks/${id}/${context.accountId}`,
+        auth: 'plugin',
+        methods: ['POST'],
+        handler: (request, response) => {
+          response
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ account: context.accountId }));
+        },
+      });
       context.setStatus({ state: 'connected', detail: 'in memory' });
       return {
         async send(message) {
@@ -91,6 +105,7 @@ export function createTestChannel(options: { id?: string; textLimit?: number } =
     plugin,
     sent,
     typing,
+    dataDirectories,
     receive(partial, accountId = 'default') {
       const context = contexts.get(accountId);
       if (context === undefined) throw new Error(`account ${accountId} is not started`);

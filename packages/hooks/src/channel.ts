@@ -4,6 +4,7 @@
  */
 import type { ChannelAccessConfig, ChannelConfigSpec } from './channel-config.ts';
 import type { Logger } from './logger.ts';
+import type { HttpRoute } from './plugin.ts';
 
 // ---------------------------------------------------------------------------------------
 // Conversations and people
@@ -278,6 +279,17 @@ export interface ChannelStartContext<Account = unknown> {
   receive(message: InboundMessage): Promise<ReceiveOutcome>;
   /** Replaces this account's status snapshot. Call it on every state change. */
   setStatus(status: ChannelAccountStatus): void;
+  /**
+   * A directory private to this account (mode 0700, inside the gateway's state directory):
+   * keep credentials (linked-device keys), caches and downloaded media here, never elsewhere.
+   */
+  readonly dataDirectory: string;
+  /**
+   * Mounts an HTTP route on the gateway's own server for this account (a platform webhook).
+   * The route authenticates its own requests (platform signatures), is removed when the
+   * account stops, and its path must be unique on the gateway (include the account id).
+   */
+  registerHttpRoute(route: HttpRoute): void;
 }
 
 /**

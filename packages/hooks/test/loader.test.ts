@@ -113,6 +113,8 @@ describe('loadPlugins', () => {
         return { status: 'journaled' };
       },
       setStatus: (status) => statuses.push(status),
+      dataDirectory: tmpdir(),
+      registerHttpRoute: () => {},
     });
     expect(statuses.at(-1)).toMatchObject({ state: 'connected' });
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -170,6 +171,8 @@ describe('the README examples', () => {
         });
       },
       setStatus: (status) => statuses.push(status),
+      dataDirectory: tmpdir(),
+      registerHttpRoute: () => {},
     });
     expect(statuses).toEqual([{ state: 'starting' }, { state: 'connected', identity: { id: 'bot-1' } }]);
 

@@ -35,6 +35,7 @@ export function systemMethods(services: MethodServices): GatewayMethod[] {
       async handle() {
         const stats = services.dispatcher().stats();
         const usage = await services.store.diskUsage();
+        const unanswered = await services.store.listUnfinishedInbound({ limit: 1000 });
         return {
           runtimeVersion: services.version,
           node: process.version,
@@ -50,6 +51,8 @@ export function systemMethods(services: MethodServices): GatewayMethod[] {
             queuedMessages: stats.queuedMessages,
             busySessions: stats.busySessions,
           },
+          /** Journaled inbound messages not yet answered (capped at 1000). */
+          pendingInbound: unanswered.length,
           authProfiles: services.authProfilesStatus(),
           plugins: services.pluginLoadReport(),
           sessions: { count: usage.sessions, databaseBytes: usage.databaseBytes, walBytes: usage.walBytes },

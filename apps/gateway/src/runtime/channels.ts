@@ -1,8 +1,11 @@
+import { chmodSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   type ChannelAccessConfig,
   type ChannelAccount,
   type ChannelAccountStatus,
   type ChannelPlugin,
+  type HttpRoute,
   type InboundMessage,
   type Logger,
   type ReceiveOutcome,
@@ -25,6 +28,8 @@ export interface ManagedAccount {
 
 export interface ChannelManagerOptions {
   readonly logger: Logger;
+  /** Parent of every account's data directory (`<state>/channels`). */
+  readonly dataRoot: string;
   /** Called for every inbound message; resolves once journaled or deliberately dropped. */
   receive(account: ManagedAccount, message: InboundMessage): Promise<ReceiveOutcome>;
   readonly now?: () => number;
@@ -41,7 +46,16 @@ export interface ChannelStatusSnapshot {
   readonly restarts: number;
 }
 
+/** A webhook route an account mounted, with the account that owns it. */
+export interface AccountRoute {
+  readonly channel: string;
+  readonly accountId: string;
+  readonly route: HttpRoute;
+}
+
 export interface ChannelManager {
+  /** Routes mounted by running accounts (webhooks), checked by the gateway's HTTP server. */
+  routes(): readonly AccountRoute[];
   /** Validates `channels.<id>` for every registered channel and starts every enabled account. */
   start(
     channels: readonly { plugin: string; channel: ChannelPlugin }[],
@@ -60,6 +74,7 @@ export interface ChannelManager {
  */
 export function createChannelManager(options: ChannelManagerOptions): ChannelManager {
   const accounts = new Map<string, ManagedAccount>();
+  const accountRoutes: AccountRoute[] = [];
   const controllers = new Map<string, AbortController>();
   const timers = new Set<NodeJS.Timeout>();
   const baseMs = options.restartBaseMs ?? 1000;
@@ -77,6 +92,10 @@ export function createChannelManager(options: ChannelManagerOptions): ChannelMan
       accountId: managed.accountId,
     });
     managed.status = { state: 'starting' };
+    const dataDirectory = join(options.dataRoot, managed.channel.id, managed.accountId);
+    mkdirSync(dataDirectory, { recursive: true, mode: 0o700 });
+    chmodSync(dataDirectory, 0o700);
+    removeRoutes(managed);
     try {
       managed.running = await managed.channel.start({
         channelId: managed.channel.id,
@@ -87,6 +106,19 @@ export function createChannelManager(options: ChannelManagerOptions): ChannelMan
         receive: (message) => options.receive(managed, message),
         setStatus: (status) => {
           managed.status = status;
+        },
+        dataDirectory,
+        registerHttpRoute: (route) => {
+          if (!route.path.startsWith('/') || route.path.includes('?')) {
+            throw new Error(`a webhook route path must start with / and have no query: ${route.path}`);
+          }
+          const clash = accountRoutes.find((existing) => existing.route.path === route.path);
+          if (clash !== undefined) {
+            throw new Error(
+              `the route ${route.path} is already mounted by ${clash.channel}/${clash.accountId}`,
+            );
+          }
+          accountRoutes.push({ channel: managed.channel.id, accountId: managed.accountId, route });
         },
       });
       if (managed.status.state === 'starting') managed.status = { state: 'connected' };
@@ -112,7 +144,16 @@ export function createChannelManager(options: ChannelManagerOptions): ChannelMan
     }
   }
 
+  function removeRoutes(managed: ManagedAccount): void {
+    for (let index = accountRoutes.length - 1; index >= 0; index -= 1) {
+      const entry = accountRoutes[index]!;
+      if (entry.channel === managed.channel.id && entry.accountId === managed.accountId)
+        accountRoutes.splice(index, 1);
+    }
+  }
+
   return {
+    routes: () => accountRoutes,
     async start(channels, config) {
       const warnings: string[] = [];
       const starts: Promise<void>[] = [];
@@ -168,6 +209,7 @@ export function createChannelManager(options: ChannelManagerOptions): ChannelMan
             });
           }
           managed.status = { state: 'stopped' };
+          removeRoutes(managed);
         }),
       );
     },

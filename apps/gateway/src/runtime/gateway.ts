@@ -204,6 +204,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   const channels = createChannelManager({
     logger,
     now,
+    dataRoot: join(stateDirectory, 'channels'),
     receive: (account, message) => inbound.receive(account, message),
   });
   const send = createOutbound({ hooks: registry.hooks, channels, store, logger, now });
@@ -463,7 +464,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     },
     http: async (request, response) => {
       const path = (request.url ?? '/').split('?')[0] ?? '/';
-      for (const registration of registry.httpRoutes()) {
+      for (const registration of [...registry.httpRoutes(), ...channels.routes()]) {
         const route = registration.route;
         const matches =
           route.match === 'prefix'

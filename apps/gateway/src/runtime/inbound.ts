@@ -259,6 +259,7 @@ export function createInbound(dependencies: InboundDependencies): Inbound {
       ...(message.thread === undefined ? {} : { threadId: message.thread.id }),
       replyToMessageId: message.messageId,
       senderId: message.sender.id,
+      ...(message.media === undefined || message.media.length === 0 ? {} : { media: message.media }),
       receivedAt: record.receivedAt,
     };
   }

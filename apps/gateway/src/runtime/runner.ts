@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import {
   type AuthProfileManager,
   AuthProfilesError,
@@ -25,6 +26,8 @@ import {
 import type {
   AssistantMessage,
   HookRunner,
+  ImageContent,
+  InboundMedia,
   Logger,
   Message,
   OutboundMessage,
@@ -591,12 +594,13 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
         }
       }
 
+      const media = await loadMedia(last.media ?? [], logger);
+      if (media.notes.length > 0)
+        prompt = prompt.trim() === '' ? media.notes.join('\n') : `${prompt}\n\n${media.notes.join('\n')}`;
+      const images = [...(last.images ?? []), ...media.images];
       const userMessage: UserMessage = {
         role: 'user',
-        content:
-          last.images === undefined || last.images.length === 0
-            ? prompt
-            : [{ type: 'text', text: prompt }, ...last.images],
+        content: images.length === 0 ? prompt : [{ type: 'text', text: prompt }, ...images],
         timestamp: now(),
       };
       const compactionCall = (model: Model, credentials: AttemptTarget): CompactionCallOptions => ({
@@ -1031,6 +1035,51 @@ function credentialsOf(attempt: AttemptTarget): { apiKey?: string; authToken?: s
     ...(authToken === undefined || apiKey !== undefined ? {} : { authToken }),
     ...(attempt.target.baseUrl === undefined ? {} : { baseUrl: attempt.target.baseUrl }),
   };
+}
+
+/** Images the model accepts inline; larger ones are described instead. */
+const maxInlineImageBytes = 5 * 1024 * 1024;
+
+/**
+ * Turns a channel message's media into what the model sees: images (read from the file the
+ * channel downloaded, or fetched from a plain URL) as image blocks, anything else as a line
+ * of text naming it.
+ */
+async function loadMedia(
+  media: readonly InboundMedia[],
+  logger: Logger,
+): Promise<{ images: ImageContent[]; notes: string[] }> {
+  const images: ImageContent[] = [];
+  const notes: string[] = [];
+  for (const item of media) {
+    const label = `[${item.kind}${item.fileName === undefined ? '' : `: ${item.fileName}`}${item.mimeType === undefined ? '' : ` (${item.mimeType})`}]`;
+    if (item.kind !== 'image' && item.kind !== 'sticker') {
+      notes.push(label);
+      continue;
+    }
+    try {
+      let bytes: Buffer | undefined;
+      if (item.path !== undefined) bytes = await readFile(item.path);
+      else if (item.url !== undefined && /^https?:/.test(item.url)) {
+        const response = await fetch(item.url, { signal: AbortSignal.timeout(15_000) });
+        if (response.ok) bytes = Buffer.from(await response.arrayBuffer());
+      }
+      if (bytes === undefined || bytes.length > maxInlineImageBytes) {
+        notes.push(label);
+        continue;
+      }
+      images.push({
+        type: 'image',
+        mediaType: item.mimeType ?? 'image/jpeg',
+        data: bytes.toString('base64'),
+      });
+      if (item.fileName !== undefined) notes.push(label);
+    } catch (error) {
+      logger.warn('could not read inbound media', { kind: item.kind, error: String(error) });
+      notes.push(label);
+    }
+  }
+  return { images, notes };
 }
 
 /** Removes a failed assistant message at the end of the history (core-loop's continue() refuses it). */

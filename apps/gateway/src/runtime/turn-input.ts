@@ -1,5 +1,5 @@
 import type { ThinkingLevel } from '@switchboard/core-loop';
-import type { ChatType, ImageContent, Peer } from '@switchboard/hooks';
+import type { ChatType, ImageContent, InboundMedia, Peer } from '@switchboard/hooks';
 import type { InboundRef } from '@switchboard/sessions';
 
 /** The journal channel used for messages that arrive over the WebSocket protocol. */
@@ -16,6 +16,8 @@ export interface TurnInput {
   readonly origin: 'channel' | 'rpc';
   readonly text: string;
   readonly images?: readonly ImageContent[];
+  /** Media of a channel message; images are given to the model, others described in text. */
+  readonly media?: readonly InboundMedia[];
   readonly agentId: string;
   readonly sessionKey: string;
   readonly chatType: ChatType;

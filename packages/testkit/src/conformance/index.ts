@@ -71,6 +71,11 @@ export interface ChannelConformanceDriver {
   rateLimitNextSends(count: number, retryAfterSeconds: number): void;
   /** How many sends the platform refused with a rate limit so far. */
   rateLimitedSends(): number;
+  /**
+   * Called after every (re)start of the gateway with its HTTP base URL, for platforms that
+   * push events to the gateway (webhooks): point the fake's webhook target there.
+   */
+  onGatewayStarted?(gateway: { readonly httpUrl: string }): void | Promise<void>;
 }
 
 /** The running gateway, as the harness in the gateway's tests provides it. */

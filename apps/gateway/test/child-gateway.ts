@@ -1,0 +1,130 @@
+// Runs the real gateway as a child process (`switchboard gateway run`) so tests can SIGKILL it
+// and start it again on the same state directory, as a crash would.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { connectClient, type ProtocolClient } from './protocol-client.ts';
+
+const mainPath = join(import.meta.dirname, '..', 'src', 'main.ts');
+
+export interface ChildGateway {
+  readonly url: string;
+  readonly httpUrl: string;
+  readonly output: string[];
+  readonly token: string;
+  /** A connected admin client (reconnected after restarts). */
+  client(): Promise<ProtocolClient>;
+  kill(signal?: NodeJS.Signals): Promise<number | null>;
+  restart(): Promise<void>;
+  /** Resolves once nothing is running, queued or journaled-but-unanswered (two idle readings in a row). */
+  settle(timeoutMs?: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startChildGateway(options: {
+  stateDirectory: string;
+  token: string;
+  environment?: NodeJS.ProcessEnv;
+}): Promise<ChildGateway> {
+  const output: string[] = [];
+  let child: ChildProcess | undefined;
+  let port = 0;
+  let client: ProtocolClient | undefined;
+
+  const launch = () =>
+    new Promise<void>((resolve, reject) => {
+      const started = spawn(
+        process.execPath,
+        [
+          '--conditions=@switchboard/source',
+          mainPath,
+          'gateway',
+          'run',
+          '--state-dir',
+          options.stateDirectory,
+        ],
+        {
+          env: { ...process.env, ...options.environment, SWITCHBOARD_STATE_DIR: options.stateDirectory },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      child = started;
+      const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${output.join('')}`)), 30_000);
+      const onData = (chunk: Buffer) => {
+        const text = chunk.toString();
+        output.push(text);
+        const match = /listening on ws:\/\/127\.0\.0\.1:(\d+)/.exec(text);
+        if (match !== null) {
+          port = Number(match[1]);
+          clearTimeout(timer);
+          resolve();
+        }
+      };
+      started.stdout?.on('data', onData);
+      started.stderr?.on('data', onData);
+      started.once('exit', (code) => {
+        clearTimeout(timer);
+        if (port === 0)
+          reject(new Error(`gateway exited with ${code} before listening:\n${output.join('')}`));
+      });
+    });
+
+  await launch();
+  const handle: ChildGateway = {
+    get url() {
+      return `ws://127.0.0.1:${port}`;
+    },
+    get httpUrl() {
+      return `http://127.0.0.1:${port}`;
+    },
+    output,
+    token: options.token,
+    async client() {
+      if (client !== undefined && client.closeCode === undefined) return client;
+      const { client: connected, hello } = await connectClient(handle.url, {
+        token: options.token,
+        scopes: ['operator.admin'],
+      });
+      if (!hello.ok) throw new Error(`connect failed: ${JSON.stringify(hello.error)}`);
+      client = connected;
+      return connected;
+    },
+    async kill(signal = 'SIGKILL') {
+      const running = child;
+      if (running === undefined || running.exitCode !== null) return running?.exitCode ?? null;
+      const exited = new Promise<number | null>((resolve) => running.once('exit', (code) => resolve(code)));
+      running.kill(signal);
+      client?.close();
+      client = undefined;
+      return exited;
+    },
+    async restart() {
+      await handle.kill('SIGKILL');
+      port = 0;
+      await launch();
+    },
+    async settle(timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      let idleReadings = 0;
+      while (Date.now() < deadline) {
+        const status = await (await handle.client()).request('status', {});
+        const runs = status.payload?.runs as
+          | { running: number; waiting: number; queuedMessages: number }
+          | undefined;
+        const idle =
+          runs !== undefined &&
+          runs.running === 0 &&
+          runs.waiting === 0 &&
+          runs.queuedMessages === 0 &&
+          status.payload?.pendingInbound === 0;
+        idleReadings = idle ? idleReadings + 1 : 0;
+        if (idleReadings >= 2) return;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      throw new Error(`the gateway did not settle in ${timeoutMs} ms`);
+    },
+    async stop() {
+      await handle.kill('SIGTERM');
+    },
+  };
+  return handle;
+}

@@ -1,0 +1,80 @@
+// Runs the channel conformance suite (@switchboard/testkit/conformance) for one channel: the
+// channel's platform fake and testkit's fake model in this process, the real gateway in a
+// child process it can crash and restart.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createFakeAnthropic, type FakeAnthropic } from '@switchboard/testkit/anthropic';
+import {
+  type ChannelConformanceDriver,
+  type ConformanceContext,
+  channelConformanceCases,
+  conformanceAccess,
+} from '@switchboard/testkit/conformance';
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { type ChildGateway, startChildGateway } from './child-gateway.ts';
+
+export function runChannelConformance(
+  createDriver: () => ChannelConformanceDriver,
+  options: { caseTimeoutMs?: number } = {},
+): void {
+  const driver = createDriver();
+  let model: FakeAnthropic;
+  let gateway: ChildGateway;
+  let context: ConformanceContext;
+
+  describe(`channel conformance: ${driver.channelId}`, () => {
+    beforeAll(async () => {
+      await driver.start();
+      model = await createFakeAnthropic({ fallback: 'echo' }).start();
+      const stateDirectory = mkdtempSync(join(tmpdir(), `switchboard-conformance-${driver.channelId}-`));
+      const token = 'conformance-token-0123456789abcdef';
+      const config = {
+        gateway: { port: 0, auth: { mode: 'token', token } },
+        models: { providers: { anthropic: { baseUrl: model.baseURL, apiKey: 'test-key' } } },
+        agents: { defaults: { model: 'anthropic/claude-sonnet-4-6' } },
+        messages: { queue: { debounceMs: 0 } },
+        channels: { [driver.channelId]: driver.channelConfig(conformanceAccess(driver)) },
+      };
+      writeFileSync(join(stateDirectory, 'switchboard.json'), JSON.stringify(config, null, 2));
+      gateway = await startChildGateway({ stateDirectory, token });
+      await driver.onGatewayStarted?.({ httpUrl: gateway.httpUrl });
+      context = {
+        driver,
+        model: {
+          script(turns) {
+            model.enqueue(
+              ...turns.map((turn) => ({
+                text: turn.text,
+                ...(turn.delayMs === undefined ? {} : { latency: { firstByteMs: turn.delayMs } }),
+              })),
+            );
+          },
+          prompts: () => model.messageRequests.map((request) => request.lastUserText ?? ''),
+          lastUserContent: () => model.lastRequest?.messages.at(-1)?.content,
+        },
+        gateway: {
+          async approvePairing(channel, code) {
+            const response = await (await gateway.client()).request('pairing.approve', { channel, code });
+            if (!response.ok) throw new Error(`pairing.approve failed: ${JSON.stringify(response.error)}`);
+          },
+          async crashAndRestart() {
+            await gateway.restart();
+            await driver.onGatewayStarted?.({ httpUrl: gateway.httpUrl });
+          },
+          settle: () => gateway.settle(),
+        },
+      };
+    }, 60_000);
+
+    afterAll(async () => {
+      await gateway?.stop();
+      await driver.stop();
+      await model?.close();
+    });
+
+    for (const conformanceCase of channelConformanceCases) {
+      it(conformanceCase.name, () => conformanceCase.run(context), options.caseTimeoutMs ?? 60_000);
+    }
+  });
+}
