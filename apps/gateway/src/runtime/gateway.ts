@@ -42,6 +42,7 @@ import {
   resolveGatewayToken,
   resolveStateDirectory,
 } from '../state/state-directory.ts';
+import { createWebChat } from '../webchat/index.ts';
 import { createChannelManager } from './channels.ts';
 import { createDirectives } from './directives.ts';
 import { createInbound } from './inbound.ts';
@@ -433,6 +434,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   const mainKey = config.session.mainKey ?? 'main';
   const defaultAgent = inboundImpl.resolveSession(undefined, undefined).agentId;
 
+  const webChat = createWebChat();
   server = createProtocolServer({
     host,
     port,
@@ -485,7 +487,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
         await route.handler(request, response);
         return true;
       }
-      return false;
+      return webChat(request, response);
     },
   });
 
