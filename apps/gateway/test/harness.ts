@@ -19,6 +19,8 @@ export interface TestGateway {
   readonly stateDirectory: string;
   readonly logs: string[];
   connect(options?: { scopes?: readonly string[]; caps?: readonly string[] }): Promise<ProtocolClient>;
+  /** Resolves once nothing is running, queued, or journaled but unanswered (two idle readings in a row). */
+  settle(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -82,6 +84,31 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       if (!hello.ok) throw new Error(`connect failed: ${JSON.stringify(hello.error)}`);
       clients.push(client);
       return client;
+    },
+    async settle(timeoutMs = 10_000) {
+      const { client } = await connectClient(gateway.url, {
+        token: gateway.token,
+        scopes: ['operator.admin'],
+      });
+      try {
+        const deadline = Date.now() + timeoutMs;
+        let idle = 0;
+        while (idle < 2) {
+          if (Date.now() > deadline) throw new Error(`the gateway did not settle within ${timeoutMs} ms`);
+          const status = await client.request('status', {});
+          const runs = status.payload?.runs as
+            | { running: number; waiting: number; queuedMessages: number }
+            | undefined;
+          const quiet =
+            runs !== undefined &&
+            runs.running + runs.waiting + runs.queuedMessages === 0 &&
+            status.payload?.pendingInbound === 0;
+          idle = quiet ? idle + 1 : 0;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      } finally {
+        client.close();
+      }
     },
     async close() {
       for (const client of clients) client.close();

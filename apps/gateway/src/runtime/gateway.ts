@@ -337,6 +337,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     compactor,
     compactionSettings,
     workspaceFor,
+    isShuttingDown: () => shuttingDown,
   });
   dispatcher = createSessionDispatcher<TurnInput>({
     runBatch: (batch, signal) => runner.runBatch(batch, signal),

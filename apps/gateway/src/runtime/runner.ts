@@ -102,6 +102,8 @@ export interface RunnerServices {
   readonly compactor: Compactor | undefined;
   readonly compactionSettings: Partial<CompactionSettings>;
   readonly workspaceFor: (agentId: string) => string;
+  /** True once the gateway is shutting down: runs it aborts stay journaled and resume on restart. */
+  readonly isShuttingDown: () => boolean;
 }
 
 export interface TurnRunner {
@@ -827,8 +829,11 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
         errorText ??= failure?.message ?? modelError?.message ?? 'the model call failed';
       }
 
-      // Persist the turn with its marker in one transaction (decision 0004).
+      // Persist the turn with its marker in one transaction (decision 0004). A turn cut short
+      // by a shutdown is not persisted: it runs again from the journal after the restart.
       try {
+        if (runController.signal.aborted && services.isShuttingDown())
+          throw new Error('cut short by a shutdown');
         await appendTurn(newMessages, { refs, runId, replies });
         persisted = true;
       } catch (error) {
@@ -922,6 +927,21 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
     }
     const steered = active.get(sessionKey)?.steeredRefs ?? [];
     const allInputs = [...inputs, ...steered];
+    if (status === 'aborted' && services.isShuttingDown()) {
+      // Cut short by a shutdown, not by a user: leave the journal records as they are so the
+      // next start resumes them (decision 0004); the client retries with the same key.
+      events.end({ status, message: finalMessage, text: '' });
+      services.runs.finish(runId, 'aborted', {
+        ok: false,
+        error: {
+          code: 'UNAVAILABLE',
+          message: 'the gateway shut down during the run; retry with the same idempotencyKey',
+          details: { code: 'SHUTTING_DOWN', runId },
+          retryable: true,
+        },
+      });
+      return;
+    }
     if (status === 'ok') await finishInbound(allInputs, 'replied');
     else await finishInbound(allInputs, 'failed', status === 'aborted' ? 'aborted' : errorText);
 

@@ -45,7 +45,8 @@ export function createBuiltinTools(options: BuiltinToolsOptions): AnyAgentTool[]
         });
         return {
           content: text(result.truncated ? `${result.text}\n[truncated]` : result.text),
-          details: result,
+          // The text goes to the model once, in content; details keep only the facts (no copy).
+          details: { path: result.path, characters: result.text.length, truncated: result.truncated },
         };
       },
     }),
