@@ -6,7 +6,7 @@ import { definePlugin, type HookName, hookNames } from '@switchboard/hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from './harness.ts';
 import type { ProtocolClient } from './protocol-client.ts';
-import { createTestChannel, type TestChannel } from './test-channel.ts';
+import { createTestChannel, sentText, type TestChannel } from './test-channel.ts';
 
 interface Call {
   readonly hook: HookName;
@@ -122,7 +122,7 @@ describe('hook contracts on live traffic', () => {
   it('message_received, session_start, agent_end, message_sending (rewrite) and message_sent fire for a channel message', async () => {
     await channel.receive({ text: 'hello there', sender: { id: 'owner' }, messageId: 'm-live-1' });
     const [reply] = await channel.waitForSent(1);
-    const delivered = (reply?.message as { text: string }).text;
+    const delivered = sentText(reply);
     expect(delivered).toContain('hello there');
     expect(delivered.endsWith(' [signed]')).toBe(true);
     await harness.gateway.dispatcher.whenIdle();
@@ -152,7 +152,7 @@ describe('hook contracts on live traffic', () => {
       status: 'journaled',
     });
     const sent = await channel.waitForSent(before + 1);
-    expect((sent.at(-1)?.message as { text: string }).text).toBe('claimed by the plugin [signed]');
+    expect(sentText(sent.at(-1))).toBe('claimed by the plugin [signed]');
     expect(harness.model.messageRequests.length).toBe(requests);
   });
 
@@ -240,12 +240,12 @@ describe('hook contracts on live traffic', () => {
     const before = channel.sent.length;
     await channel.receive({ text: '/new', sender: { id: 'owner' } });
     const sent = await channel.waitForSent(before + 1);
-    expect((sent.at(-1)?.message as { text: string }).text).toContain('New session started.');
+    expect(sentText(sent.at(-1))).toContain('New session started.');
     expect(seen('before_reset').at(-1)?.event).toMatchObject({
       reason: 'new',
       sessionKey: 'agent:main:main',
     });
-    expect((seen('before_reset').at(-1)?.event.messages as unknown[]).length).toBeGreaterThan(0);
+    expect((seen('before_reset').at(-1)?.event.messages as unknown[] | undefined)?.length).toBeGreaterThan(0);
     expect(seen('session_end').at(-1)?.event).toMatchObject({ reason: 'new', sessionKey: 'agent:main:main' });
   });
 

@@ -65,7 +65,7 @@ export function createTestChannel(options: { id?: string; textLimit?: number } =
         path: `/hooks/${id}/${context.accountId}`,
         auth: 'plugin',
         methods: ['POST'],
-        handler: (request, response) => {
+        handler: (_request, response) => {
           response
             .writeHead(200, { 'content-type': 'application/json' })
             .end(JSON.stringify({ account: context.accountId }));
@@ -153,4 +153,9 @@ export function createTestChannel(options: { id?: string; textLimit?: number } =
       failures = count;
     },
   };
+}
+
+/** The text of a sent message (empty for media or a missing entry). */
+export function sentText(entry: SentMessage | undefined): string {
+  return entry?.message.kind === 'text' ? entry.message.text : '';
 }
