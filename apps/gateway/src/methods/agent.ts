@@ -86,6 +86,16 @@ export function agentMethods(services: MethodServices): GatewayMethod[] {
             result: { payloads: [{ text: admission.reply }], meta: { durationMs: 0 } },
           };
         }
+        if (admission.status === 'in_flight') {
+          // As OpenClaw: one response; the client waits with agent.wait and replays the key.
+          return {
+            runId: admission.runId,
+            sessionKey: admission.sessionKey,
+            agentId: admission.agentId,
+            status: 'in_flight',
+            acceptedAt: services.now(),
+          };
+        }
         context.respondInterim({
           runId: admission.runId,
           sessionKey: admission.sessionKey,
