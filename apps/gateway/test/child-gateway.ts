@@ -14,10 +14,12 @@ export interface ChildGateway {
   /** A connected admin client (reconnected after restarts). */
   client(): Promise<ProtocolClient>;
   kill(signal?: NodeJS.Signals): Promise<number | null>;
+  /** SIGKILLs the gateway and starts it again on the same state directory (a crash). */
   restart(): Promise<void>;
   /** Resolves once nothing is running, queued or journaled-but-unanswered (two idle readings in a row). */
   settle(timeoutMs?: number): Promise<void>;
-  stop(): Promise<void>;
+  /** SIGTERM (a graceful shutdown); SIGKILL when it has not exited after `graceMs` (default 15 s). */
+  stop(graceMs?: number): Promise<void>;
 }
 
 export async function startChildGateway(options: {
@@ -61,7 +63,8 @@ export async function startChildGateway(options: {
       };
       started.stdout?.on('data', onData);
       started.stderr?.on('data', onData);
-      started.once('exit', (code) => {
+      started.once('exit', (code, signal) => {
+        output.push(`[harness] gateway process ${started.pid} exited (code ${code}, signal ${signal})\n`);
         clearTimeout(timer);
         if (port === 0)
           reject(new Error(`gateway exited with ${code} before listening:\n${output.join('')}`));
@@ -90,7 +93,9 @@ export async function startChildGateway(options: {
     },
     async kill(signal = 'SIGKILL') {
       const running = child;
-      if (running === undefined || running.exitCode !== null) return running?.exitCode ?? null;
+      if (running === undefined || running.exitCode !== null || running.signalCode !== null) {
+        return running?.exitCode ?? null;
+      }
       const exited = new Promise<number | null>((resolve) => running.once('exit', (code) => resolve(code)));
       running.kill(signal);
       client?.close();
@@ -122,8 +127,22 @@ export async function startChildGateway(options: {
       }
       throw new Error(`the gateway did not settle in ${timeoutMs} ms`);
     },
-    async stop() {
-      await handle.kill('SIGTERM');
+    async stop(graceMs = 15_000) {
+      const running = child;
+      if (running === undefined || running.exitCode !== null || running.signalCode !== null) return;
+      const exited = new Promise<void>((resolve) => running.once('exit', () => resolve()));
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<'timeout'>((resolve) => {
+        timer = setTimeout(() => resolve('timeout'), graceMs);
+      });
+      void handle.kill('SIGTERM');
+      const outcome = await Promise.race([exited.then(() => 'exited' as const), timedOut]);
+      clearTimeout(timer);
+      if (outcome === 'timeout') {
+        output.push(`[harness] the gateway did not exit ${graceMs} ms after SIGTERM; sending SIGKILL\n`);
+        running.kill('SIGKILL');
+        await exited;
+      }
     },
   };
   return handle;

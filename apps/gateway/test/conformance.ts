@@ -14,16 +14,32 @@ import {
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { type ChildGateway, startChildGateway } from './child-gateway.ts';
 
+export interface ChannelConformanceOptions {
+  /** Per-case timeout. Default 60 s. */
+  readonly caseTimeoutMs?: number;
+  /**
+   * Names this run in the test report (`channel conformance: telegram (webhook)`), for a
+   * channel that runs the suite more than once (polling and webhook, HTTP and socket).
+   */
+  readonly label?: string;
+  /** Only these cases (by name), for debugging one case. Default all. */
+  readonly only?: readonly string[];
+}
+
+/** How many lines of the gateway's output a failing case reports. */
+const outputTailLines = 40;
+
 export function runChannelConformance(
   createDriver: () => ChannelConformanceDriver,
-  options: { caseTimeoutMs?: number } = {},
+  options: ChannelConformanceOptions = {},
 ): void {
   const driver = createDriver();
   let model: FakeAnthropic;
   let gateway: ChildGateway;
   let context: ConformanceContext;
 
-  describe(`channel conformance: ${driver.channelId}`, () => {
+  const title = `channel conformance: ${driver.channelId}${options.label === undefined ? '' : ` (${options.label})`}`;
+  describe(title, () => {
     beforeAll(async () => {
       await driver.start();
       model = await createFakeAnthropic({ fallback: 'echo' }).start();
@@ -73,8 +89,32 @@ export function runChannelConformance(
       await model?.close();
     });
 
-    for (const conformanceCase of channelConformanceCases) {
-      it(conformanceCase.name, () => conformanceCase.run(context), options.caseTimeoutMs ?? 60_000);
+    const cases = channelConformanceCases.filter(
+      (conformanceCase) => options.only === undefined || options.only.includes(conformanceCase.name),
+    );
+    for (const conformanceCase of cases) {
+      it(
+        conformanceCase.name,
+        async () => {
+          const outputBefore = gateway.output.length;
+          try {
+            await conformanceCase.run(context);
+          } catch (error) {
+            // The gateway's own log usually says why (a send failed, a channel did not start).
+            const tail = gateway.output
+              .slice(outputBefore)
+              .join('')
+              .split('\n')
+              .slice(-outputTailLines)
+              .join('\n');
+            if (error instanceof Error && tail.trim() !== '') {
+              error.message = `${error.message}\n--- gateway output during the case (last ${outputTailLines} lines) ---\n${tail}`;
+            }
+            throw error;
+          }
+        },
+        options.caseTimeoutMs ?? 60_000,
+      );
     }
   });
 }

@@ -23,15 +23,24 @@ export function defineTool<Schema extends z.ZodType, Details = unknown>(
 type JsonSchema = Readonly<Record<string, unknown>>;
 
 const specCache = new WeakMap<AnyAgentTool, ToolSpec>();
+/** Converting a zod schema is costly; tools rebuilt per run usually share their schema object. */
+const schemaCache = new WeakMap<object, Record<string, unknown>>();
 
 /**
  * The tool as the model sees it: its zod schema converted to JSON Schema (input side, no
- * `$schema` key). Computed once per tool object. Throws `CORE_LOOP_INVALID_TOOL` when the
- * schema does not describe an object or cannot be represented.
+ * `$schema` key). Computed once per tool object, and once per schema object across tools.
+ * Throws `CORE_LOOP_INVALID_TOOL` when the schema does not describe an object or cannot be
+ * represented.
  */
 export function toolSpec(tool: AnyAgentTool): ToolSpec {
   const cached = specCache.get(tool);
   if (cached !== undefined) return cached;
+  const sharedSchema = schemaCache.get(tool.parameters);
+  if (sharedSchema !== undefined) {
+    const spec: ToolSpec = { name: tool.name, description: tool.description, parameters: sharedSchema };
+    specCache.set(tool, spec);
+    return spec;
+  }
   let schema: Record<string, unknown>;
   try {
     schema = z.toJSONSchema(tool.parameters, { io: 'input', unrepresentable: 'any' }) as Record<
@@ -55,6 +64,7 @@ export function toolSpec(tool: AnyAgentTool): ToolSpec {
   }
   const spec: ToolSpec = { name: tool.name, description: tool.description, parameters: schema };
   specCache.set(tool, spec);
+  schemaCache.set(tool.parameters, schema);
   return spec;
 }
 

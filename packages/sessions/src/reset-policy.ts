@@ -271,8 +271,12 @@ function zonedInstant(year: number, month: number, day: number, hour: number, ti
   return guess - zoneOffset(first, timeZone);
 }
 
+let cachedHostTimeZone: string | undefined;
+
+/** The machine's time zone. Resolving it builds an Intl formatter, so it is done once. */
 function hostTimeZone(): string {
-  return Intl.DateTimeFormat().resolvedOptions().timeZone;
+  cachedHostTimeZone ??= Intl.DateTimeFormat().resolvedOptions().timeZone;
+  return cachedHostTimeZone;
 }
 
 /** The first instant after `after` at which the wall clock of `timeZone` shows `atHour`:00. */

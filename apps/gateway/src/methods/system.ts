@@ -1,3 +1,4 @@
+import { getHeapStatistics } from 'node:v8';
 import { z } from 'zod';
 import { GatewayError } from '../protocol/errors.ts';
 import { defineMethod, type GatewayMethod } from '../protocol/server.ts';
@@ -41,7 +42,20 @@ export function systemMethods(services: MethodServices): GatewayMethod[] {
           node: process.version,
           pid: process.pid,
           uptimeMs: services.now() - services.startedAt,
-          memory: { rssBytes: process.memoryUsage().rss },
+          memory: (() => {
+            const usage = process.memoryUsage();
+            const heap = getHeapStatistics();
+            return {
+              rssBytes: usage.rss,
+              heapUsedBytes: usage.heapUsed,
+              heapTotalBytes: usage.heapTotal,
+              externalBytes: usage.external,
+              arrayBuffersBytes: usage.arrayBuffers,
+              mallocedBytes: heap.malloced_memory,
+              peakMallocedBytes: heap.peak_malloced_memory,
+            };
+          })(),
+          cpu: process.cpuUsage(),
           configPath: services.configPath ?? null,
           stateDir: services.stateDirectory,
           channels: services.channels.status(),

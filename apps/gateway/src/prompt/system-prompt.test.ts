@@ -31,7 +31,8 @@ describe('system prompt', () => {
   it('is byte-identical between turns until a bootstrap file changes', async () => {
     const workspace = mkdtempSync(join(tmpdir(), 'switchboard-prompt-'));
     writeFileSync(join(workspace, 'USER.md'), 'The user is Ada.');
-    const load = createBootstrapLoader();
+    let time = 0;
+    const load = createBootstrapLoader(4000, { now: () => time });
     const build = async () =>
       buildSystemPrompt({
         agentId: 'main',
@@ -44,6 +45,8 @@ describe('system prompt', () => {
     expect(await build()).toBe(first);
     writeFileSync(join(workspace, 'USER.md'), 'The user is Grace.');
     utimesSync(join(workspace, 'USER.md'), new Date(), new Date(Date.now() + 5000));
+    expect(await build()).toBe(first);
+    time += 2000;
     const changed = await build();
     expect(changed).not.toBe(first);
     expect(changed).toContain('Grace');

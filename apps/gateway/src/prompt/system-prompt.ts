@@ -62,9 +62,14 @@ interface CachedFile {
  */
 export function createBootstrapLoader(
   maxCharsPerFile = 4000,
+  options: { readonly recheckMs?: number; readonly now?: () => number } = {},
 ): (workspace: string) => Promise<BootstrapFile[]> {
   const cache = new Map<string, CachedFile>();
-  return async (workspace) => {
+  const recheckMs = options.recheckMs ?? 2000;
+  const now = options.now ?? Date.now;
+  const recent = new Map<string, { readonly at: number; readonly files: BootstrapFile[] }>();
+
+  async function load(workspace: string): Promise<BootstrapFile[]> {
     const files = await Promise.all(
       bootstrapFileNames.map(async (name) => {
         const path = join(workspace, name);
@@ -86,6 +91,15 @@ export function createBootstrapLoader(
       }),
     );
     return files.filter((file): file is BootstrapFile => file !== undefined);
+  }
+
+  return async (workspace) => {
+    // A busy session does not re-stat the files on every turn; a change shows within recheckMs.
+    const last = recent.get(workspace);
+    if (last !== undefined && now() - last.at < recheckMs) return last.files;
+    const files = await load(workspace);
+    recent.set(workspace, { at: now(), files });
+    return files;
   };
 }
 

@@ -1,6 +1,6 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { SwitchboardError } from '@switchboard/hooks';
 import { type RawData, WebSocket, WebSocketServer } from 'ws';
 import type { z } from 'zod';
@@ -200,12 +200,25 @@ export function createProtocolServer(options: ProtocolServerOptions): ProtocolSe
     webSockets.handleUpgrade(request, socket, head, (webSocket) => accept(webSocket, request));
   });
 
+  /** Sockets corked for the current tick: frames sent in one tick leave in one write. */
+  const corked = new Set<Socket>();
+  const uncorkAll = () => {
+    for (const raw of corked) raw.uncork();
+    corked.clear();
+  };
+
   function send(connection: Connection, frame: unknown): void {
     const socket = connection.socket;
     if (socket.readyState !== WebSocket.OPEN) return;
     if (socket.bufferedAmount > maxBufferedBytes) {
       socket.close(closeCodes.policyViolation, 'slow consumer');
       return;
+    }
+    const raw = (socket as unknown as { _socket?: Socket })._socket;
+    if (raw !== undefined && !corked.has(raw)) {
+      if (corked.size === 0) process.nextTick(uncorkAll);
+      raw.cork();
+      corked.add(raw);
     }
     socket.send(JSON.stringify(frame));
   }

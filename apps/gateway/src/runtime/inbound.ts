@@ -154,7 +154,9 @@ export function createInbound(dependencies: InboundDependencies): Inbound {
   }
 
   function enqueue(input: TurnInput): void {
-    const options = input.origin === 'rpc' ? { mode: 'followup' as const } : queueOptions(input.channel);
+    // Protocol clients send one turn per call: no collecting, no debounce.
+    const options =
+      input.origin === 'rpc' ? { mode: 'followup' as const, debounceMs: 0 } : queueOptions(input.channel);
     const result = dependencies.dispatcher().enqueue(input.sessionKey, {
       id: refKey(input.ref),
       text: input.text,
@@ -348,11 +350,10 @@ export function createInbound(dependencies: InboundDependencies): Inbound {
     async submitRpc(submission) {
       const runId = submission.idempotencyKey;
       const existing = runs.get(runId);
-      if (existing !== undefined && existing.final === undefined) {
+      if (existing?.final !== undefined) return { status: 'finished', runId, final: existing.final };
+      if (existing !== undefined)
         return { status: 'in_flight', runId, sessionKey: existing.sessionKey, agentId: existing.agentId };
-      }
-      const finished = await cachedFinal(runId);
-      if (finished !== undefined) return { status: 'finished', runId, final: finished };
+      // A key finished before a restart is found through the journal below (a duplicate).
 
       const { sessionKey, agentId } = resolveSession(submission.sessionKey, submission.agentId);
       const text = submission.message;

@@ -43,7 +43,12 @@ import type {
   SessionEntry,
   SessionStore,
 } from '@switchboard/sessions';
-import { applyResetPolicy, resolveResetPolicy } from '@switchboard/sessions';
+import {
+  applyResetPolicy,
+  evaluateSessionFreshness,
+  type ResolvedResetPolicy,
+  resolveResetPolicy,
+} from '@switchboard/sessions';
 import type { AgentConfig, GatewayConfig } from '../config/schema.ts';
 import {
   createReplyStream,
@@ -151,6 +156,10 @@ function lastAssistant(messages: readonly AgentMessage[]): AssistantMessage | un
 export function createTurnRunner(services: RunnerServices): TurnRunner {
   const { store, hooks, logger, now, config } = services;
   const workspaces = new Map<string, Promise<WorkspaceFiles>>();
+  const dailyBoundaries = new Map<string, number>();
+  const dateFormatter = new Intl.DateTimeFormat('en-CA', {
+    timeZone: config.agents.defaults.timeZone ?? 'UTC',
+  });
   const active = new Map<string, { agent: Agent; compacting: boolean; steeredRefs: TurnInput[] }>();
 
   const agentConfig = (agentId: string): AgentConfig | undefined =>
@@ -284,6 +293,28 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
           }),
       ),
     );
+  }
+
+  /** Fresh unless past its daily boundary or idle limit; the daily boundary is cached per session id. */
+  function isFresh(
+    entry: SessionEntry,
+    policy: ResolvedResetPolicy,
+    options: { now: number; timeZone?: string },
+  ): boolean {
+    if (policy.mode === 'off') return true;
+    const key = `${entry.sessionId}:${policy.mode}:${policy.atHour}`;
+    let boundary = dailyBoundaries.get(key);
+    if (boundary === undefined) {
+      const freshness = evaluateSessionFreshness(entry, { ...policy, idleMinutes: undefined }, options);
+      if (!freshness.fresh) return false;
+      boundary = freshness.dailyResetAt ?? Number.POSITIVE_INFINITY;
+      if (dailyBoundaries.size > 10_000) dailyBoundaries.clear();
+      dailyBoundaries.set(key, boundary);
+    }
+    if (options.now >= boundary) return false;
+    if (policy.idleMinutes === undefined) return true;
+    const lastActive = entry.lastInteractionAt ?? entry.sessionStartedAt;
+    return options.now - lastActive < policy.idleMinutes * 60_000;
   }
 
   async function persistFinal(runId: string, final: RunFinal): Promise<void> {
@@ -458,10 +489,14 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
       isThread: last.threadId !== undefined,
       channel: last.channel,
     });
-    const reset = await applyResetPolicy(store, sessionKey, policy, {
+    const freshnessOptions = {
       now: now(),
       ...(config.agents.defaults.timeZone === undefined ? {} : { timeZone: config.agents.defaults.timeZone }),
-    });
+    };
+    // The check is pure and cheap on the entry at hand; only a stale session touches the store.
+    const reset = isFresh(session, policy, freshnessOptions)
+      ? { reset: false as const, entry: session }
+      : await applyResetPolicy(store, sessionKey, policy, freshnessOptions);
     session = reset.entry;
     if (reset.reset) {
       if (hooks.has('session_end'))
@@ -556,9 +591,7 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
           (allowed?.allow === undefined || allowed.allow.includes(tool.name)) &&
           !(allowed?.deny ?? []).includes(tool.name),
       );
-      const date = new Intl.DateTimeFormat('en-CA', {
-        timeZone: config.agents.defaults.timeZone ?? 'UTC',
-      }).format(now());
+      const date = dateFormatter.format(now());
       let systemPrompt = buildSystemPrompt({
         agentId,
         ...(agentConfig(agentId)?.name === undefined ? {} : { agentName: agentConfig(agentId)?.name }),
@@ -960,7 +993,7 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
                 details: { code: 'RUN_FAILED', runId, ...(errorClass === undefined ? {} : { errorClass }) },
               },
             };
-    await persistFinal(runId, final);
+    if (last.origin === 'rpc') await persistFinal(runId, final);
     events.end({
       status,
       message: finalMessage,

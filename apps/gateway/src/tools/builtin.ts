@@ -6,6 +6,26 @@ import type { WorkspaceFiles } from './workspace-files.ts';
 
 const text = (value: string) => [{ type: 'text' as const, text: value }];
 
+// Schemas live at module level: tools are rebuilt per run, and core-loop caches each schema's
+// JSON Schema by object, so the conversion happens once per process.
+const readParameters = z.object({
+  path: z.string().describe('Path relative to the workspace'),
+  offset: z.number().int().positive().optional(),
+  limit: z.number().int().positive().optional(),
+});
+const writeParameters = z.object({ path: z.string(), content: z.string() });
+const editParameters = z.object({ path: z.string(), oldText: z.string(), newText: z.string() });
+const listParameters = z.object({ path: z.string().default('.') });
+const webFetchParameters = z.object({ url: z.string() });
+const execParameters = z.object({ command: z.string(), args: z.array(z.string()).default([]) });
+const messageParameters = z.object({
+  text: z.string().min(1),
+  channel: z.string().optional(),
+  accountId: z.string().optional(),
+  to: z.string().optional(),
+  threadId: z.string().optional(),
+});
+
 /** Where the `message` tool sends: the current conversation, or a named one. */
 export interface MessageTarget {
   readonly channel: string;
@@ -33,11 +53,7 @@ export function createBuiltinTools(options: BuiltinToolsOptions): AnyAgentTool[]
     defineTool({
       name: 'read',
       description: 'Read a text file from your workspace. Optional 1-based line offset and line limit.',
-      parameters: z.object({
-        path: z.string().describe('Path relative to the workspace'),
-        offset: z.number().int().positive().optional(),
-        limit: z.number().int().positive().optional(),
-      }),
+      parameters: readParameters,
       async execute(_id, args) {
         const result = await workspace.read(args.path, {
           ...(args.offset === undefined ? {} : { offset: args.offset }),
@@ -53,7 +69,7 @@ export function createBuiltinTools(options: BuiltinToolsOptions): AnyAgentTool[]
     defineTool({
       name: 'write',
       description: 'Create or overwrite a text file in your workspace.',
-      parameters: z.object({ path: z.string(), content: z.string() }),
+      parameters: writeParameters,
       async execute(_id, args) {
         const result = await workspace.write(args.path, args.content);
         return { content: text(`Wrote ${result.bytes} bytes to ${result.path}`), details: result };
@@ -62,7 +78,7 @@ export function createBuiltinTools(options: BuiltinToolsOptions): AnyAgentTool[]
     defineTool({
       name: 'edit',
       description: 'Replace one exact, unique piece of text in a workspace file.',
-      parameters: z.object({ path: z.string(), oldText: z.string(), newText: z.string() }),
+      parameters: editParameters,
       async execute(_id, args) {
         const result = await workspace.edit(args.path, args.oldText, args.newText);
         return { content: text(`Edited ${result.path}`), details: result };
@@ -71,7 +87,7 @@ export function createBuiltinTools(options: BuiltinToolsOptions): AnyAgentTool[]
     defineTool({
       name: 'ls',
       description: 'List a directory of your workspace.',
-      parameters: z.object({ path: z.string().default('.') }),
+      parameters: listParameters,
       async execute(_id, args) {
         const result = await workspace.list(args.path);
         const lines = result.entries.map(
@@ -88,7 +104,7 @@ export function createBuiltinTools(options: BuiltinToolsOptions): AnyAgentTool[]
       defineTool({
         name: 'web_fetch',
         description: 'Fetch a public web page (http or https) and return its text.',
-        parameters: z.object({ url: z.string() }),
+        parameters: webFetchParameters,
         async execute(_id, args) {
           const result = await webFetch(args.url, fetchOptions);
           return {
@@ -113,7 +129,7 @@ export function createBuiltinTools(options: BuiltinToolsOptions): AnyAgentTool[]
       defineTool({
         name: 'exec',
         description: `Run one allowlisted command in your workspace, without a shell. Allowed: ${allow.join(', ')}.`,
-        parameters: z.object({ command: z.string(), args: z.array(z.string()).default([]) }),
+        parameters: execParameters,
         async execute(_id, args, signal) {
           const result = await runAllowedCommand(
             args.command,
@@ -139,13 +155,7 @@ export function createBuiltinTools(options: BuiltinToolsOptions): AnyAgentTool[]
         name: 'message',
         description:
           'Send a message now: to the current conversation (no target), or to another conversation (channel and to). Your final answer is delivered anyway; do not repeat what you sent.',
-        parameters: z.object({
-          text: z.string().min(1),
-          channel: z.string().optional(),
-          accountId: z.string().optional(),
-          to: z.string().optional(),
-          threadId: z.string().optional(),
-        }),
+        parameters: messageParameters,
         async execute(_id, args, signal) {
           if ((args.channel === undefined) !== (args.to === undefined)) {
             return {

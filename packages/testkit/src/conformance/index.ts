@@ -124,6 +124,32 @@ export function conformanceAccess(driver: ChannelConformanceDriver): Record<stri
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Resolves with the first reply in the conversation whose text matches `pattern`, waiting
+ * for it. Cases wait on content rather than counts: a conversation keeps the replies of the
+ * cases before it, so "at least N replies" can be true before the awaited answer arrives.
+ */
+export async function waitForReplyMatching(
+  driver: ChannelConformanceDriver,
+  conversation: ConformanceConversation,
+  pattern: RegExp,
+  timeoutMs = 15_000,
+): Promise<ObservedReply> {
+  const deadline = Date.now() + timeoutMs;
+  while (true) {
+    const replies = driver.replies(conversation);
+    const found = replies.find((reply) => pattern.test(reply.text));
+    if (found !== undefined) return found;
+    if (Date.now() >= deadline) {
+      const recent = replies.slice(-3).map((reply) => reply.text.slice(0, 120));
+      throw new assert.AssertionError({
+        message: `no reply matching ${pattern} in ${conversation.kind} ${conversation.id} within ${timeoutMs} ms; last replies: ${JSON.stringify(recent)}`,
+      });
+    }
+    await pause(25);
+  }
+}
+
 function fenceBalanced(text: string): boolean {
   return (text.match(/^```/gm) ?? []).length % 2 === 0;
 }
@@ -134,8 +160,7 @@ export const channelConformanceCases: readonly ConformanceCase[] = [
     name: 'echoes in a DM',
     async run({ driver, gateway, model }) {
       const { conversation } = await driver.sendDirect('alice', 'echo: the quick brown fox');
-      const [reply] = await driver.waitForReplies(conversation, 1);
-      assert.ok(reply !== undefined);
+      const reply = await waitForReplyMatching(driver, conversation, /the quick brown fox/);
       assert.match(reply.text, /the quick brown fox/);
       await gateway.settle();
       assert.equal(model.prompts().at(-1), 'echo: the quick brown fox');
@@ -155,10 +180,14 @@ export const channelConformanceCases: readonly ConformanceCase[] = [
       const long = `${prose}\n\n\`\`\`ts\n${code}\n\`\`\`\n\nThat is all.`;
       assert.ok(long.length > driver.textLimit * 2, 'the scripted reply must exceed two messages');
       model.script([{ text: long }]);
-      const before = driver.replies((await driver.sendDirect('alice', 'write a lot')).conversation).length;
+      const { conversation } = await driver.sendDirect('alice', 'write a lot');
+      // The last piece carries the closing sentence; everything before it is sent first.
+      await waitForReplyMatching(driver, conversation, /That is all\./, 30_000);
       await gateway.settle();
-      const conversation = { kind: 'direct' as const, id: driver.userId('alice') };
-      const replies = driver.replies(conversation).slice(before);
+      const all = driver.replies(conversation);
+      const start = all.findIndex((reply) => /Paragraph 0:/.test(reply.text));
+      assert.ok(start !== -1, 'the first piece of the long reply never arrived');
+      const replies = all.slice(start);
       assert.ok(replies.length >= 3, `expected the reply to be split, got ${replies.length} message(s)`);
       for (const reply of replies) {
         assert.ok(
@@ -237,7 +266,7 @@ export const channelConformanceCases: readonly ConformanceCase[] = [
         mimeType: 'image/png',
         fileName: 'pixel.png',
       });
-      await driver.waitForReplies(conversation, 1);
+      await waitForReplyMatching(driver, conversation, /what is in this picture\?/);
       await gateway.settle();
       const content = JSON.stringify(model.lastUserContent());
       assert.match(content, /what is in this picture\?/);
@@ -254,10 +283,15 @@ export const channelConformanceCases: readonly ConformanceCase[] = [
       const limitedBefore = driver.rateLimitedSends();
       driver.rateLimitNextSends(1, 1);
       const { conversation } = await driver.sendDirect('alice', 'rate limit me');
-      const replies = await driver.waitForReplies(conversation, 1, 20_000);
+      const reply = await waitForReplyMatching(driver, conversation, /rate limit me/, 20_000);
       await gateway.settle();
       assert.ok(driver.rateLimitedSends() > limitedBefore, 'the platform never rate-limited a send');
-      assert.match(replies.at(-1)?.text ?? '', /rate limit me/);
+      assert.match(reply.text, /rate limit me/);
+      assert.equal(
+        driver.replies(conversation).filter((candidate) => /rate limit me/.test(candidate.text)).length,
+        1,
+        'the retried reply was delivered more than once',
+      );
     },
   },
   {
@@ -265,7 +299,9 @@ export const channelConformanceCases: readonly ConformanceCase[] = [
     async run({ driver, gateway, model }) {
       const promptsBefore = model.prompts().length;
       const { messageId, conversation } = await driver.sendDirect('alice', 'deliver me twice');
-      const before = (await driver.waitForReplies(conversation, 1)).length;
+      await waitForReplyMatching(driver, conversation, /deliver me twice/);
+      await gateway.settle();
+      const before = driver.replies(conversation).length;
       await driver.redeliver(messageId);
       await gateway.settle();
       await pause(300);

@@ -1,0 +1,18 @@
+import { defineConfig } from 'tsdown';
+
+// The gateway ships as one bundle of its own code and the workspace packages (read from
+// source through the `@switchboard/source` condition); third-party dependencies stay external
+// and are dependencies of the gateway. Channel packages are imported lazily, so each becomes
+// its own chunk and its SDK loads only when that channel is configured.
+export default defineConfig({
+  entry: ['src/main.ts'],
+  format: 'esm',
+  platform: 'node',
+  target: 'node22',
+  dts: false,
+  sourcemap: true,
+  clean: true,
+  noExternal: [/^@switchboard\//],
+  external: [/^[^./@]/, /^@(?!switchboard\/)/],
+  inputOptions: { resolve: { conditionNames: ['@switchboard/source', 'import', 'node', 'default'] } },
+});
