@@ -67,8 +67,15 @@ function startGateway(baseURL: string): Promise<RunningGateway> {
       ? []
       : ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`];
   const heap = process.env.BENCH_HEAP_SNAPSHOT === undefined ? [] : [`--heapsnapshot-signal=SIGUSR2`];
-  const args = [...profile, ...heap, ...(source ? ['--conditions=@switchboard/source', entry] : [entry])];
+  const extra = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter((flag) => flag.length > 0);
+  const args = [
+    ...extra,
+    ...profile,
+    ...heap,
+    ...(source ? ['--conditions=@switchboard/source', entry] : [entry]),
+  ];
   const child = spawn(process.execPath, [...args, 'gateway', 'run', '--state-dir', state], {
+    cwd: process.env.BENCH_HEAP_SNAPSHOT ?? process.cwd(),
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, SWITCHBOARD_STATE_DIR: state },
   });
@@ -286,6 +293,10 @@ if (process.env.BENCH_MEMORY_DETAIL !== undefined) {
   console.log(`  memory detail: ${JSON.stringify(detail)}`);
 }
 
+if (process.env.BENCH_HEAP_SNAPSHOT !== undefined) {
+  gateway.child.kill('SIGUSR2');
+  await new Promise((resolve) => setTimeout(resolve, 8000));
+}
 client.close();
 await stop(gateway);
 model.child.kill();

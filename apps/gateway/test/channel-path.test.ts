@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from './harness.ts';
-import { createTestChannel } from './test-channel.ts';
+import { createTestChannel, sentText } from './test-channel.ts';
 
 const running: TestGateway[] = [];
 afterEach(async () => {
@@ -141,5 +141,21 @@ describe('gateway: the channel path', () => {
     expect((await fetch(`${harness.gateway.httpUrl}/hooks/testchat/work`, { method: 'GET' })).status).toBe(
       404,
     );
+  });
+
+  it('retries a send the channel marks retryable, and gives up on one it does not', async () => {
+    const { harness, channel } = await start({ dmPolicy: 'open' }, [
+      { text: 'first reply' },
+      { text: 'second reply' },
+    ]);
+    channel.failNextSends(2, true);
+    await channel.receive({ text: 'hello' });
+    const [delivered] = await channel.waitForSent(1);
+    expect(sentText(delivered)).toBe('first reply');
+    channel.failNextSends(1, false);
+    await channel.receive({ text: 'again' });
+    await harness.settle();
+    expect(channel.sent.map(sentText)).toEqual(['first reply']);
+    expect(harness.logs.some((line) => line.includes('send failed, retrying'))).toBe(true);
   });
 });

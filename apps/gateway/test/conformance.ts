@@ -53,7 +53,12 @@ export function runChannelConformance(
         channels: { [driver.channelId]: driver.channelConfig(conformanceAccess(driver)) },
       };
       writeFileSync(join(stateDirectory, 'switchboard.json'), JSON.stringify(config, null, 2));
-      gateway = await startChildGateway({ stateDirectory, token });
+      const environment = driver.environment?.();
+      gateway = await startChildGateway({
+        stateDirectory,
+        token,
+        ...(environment === undefined ? {} : { environment }),
+      });
       await driver.onGatewayStarted?.({ httpUrl: gateway.httpUrl });
       context = {
         driver,

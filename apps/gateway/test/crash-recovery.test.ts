@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { createFakeAnthropic, type FakeAnthropic } from '@switchboard/testkit/anthropic';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChildGateway, startChildGateway } from './child-gateway.ts';
-import type { ResponseFrame } from './protocol-client.ts';
+import { payloadOf, type ResponseFrame } from './protocol-client.ts';
 
 const messageCount = 200;
 const sessionCount = 20;
@@ -83,7 +83,7 @@ describe('crash recovery', () => {
     for (const { index, final } of replayed) {
       expect(final.ok, `message ${index}: ${JSON.stringify(final.error)}`).toBe(true);
       expect(final.payload).toMatchObject({ runId: keyOf(index), status: 'ok' });
-      const texts = (final.payload?.result as { payloads: Array<{ text: string }> }).payloads.map(
+      const texts = payloadOf<{ result: { payloads: Array<{ text: string }> } }>(final).result.payloads.map(
         (payload) => payload.text,
       );
       expect(texts).toEqual([textOf(index)]);

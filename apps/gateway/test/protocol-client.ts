@@ -179,3 +179,10 @@ export async function connectClient(
   const hello = await client.request('connect', params);
   return { client, hello };
 }
+
+/** The payload of a successful response, typed; throws with the error when there is none. */
+export function payloadOf<T>(frame: ResponseFrame): T {
+  if (!frame.ok || frame.payload === undefined)
+    throw new Error(`expected a payload, got ${JSON.stringify(frame)}`);
+  return frame.payload as T;
+}

@@ -1,7 +1,7 @@
 // The protocol methods and events end to end, over a real ws client, with the fake model.
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from './harness.ts';
-import type { EventFrame } from './protocol-client.ts';
+import { type EventFrame, payloadOf } from './protocol-client.ts';
 import { createTestChannel, sentText } from './test-channel.ts';
 
 const running: TestGateway[] = [];
@@ -92,9 +92,9 @@ describe('protocol methods', () => {
       ['beta', 'b1', 'b2'],
     ] as const) {
       const history = await client.request('chat.history', { sessionKey: `agent:main:${session}` });
-      const users = (history.payload?.messages as Array<{ role: string; content: string }>).filter(
-        (message) => message.role === 'user',
-      );
+      const users = payloadOf<{ messages: Array<{ role: string; content: string }> }>(
+        history,
+      ).messages.filter((message) => message.role === 'user');
       expect(users.map((message) => message.content)).toEqual([first, second]);
     }
   });
@@ -108,7 +108,7 @@ describe('protocol methods', () => {
       sessionKey: 'agent:main:work',
     });
     const list = await client.request('sessions.list', {});
-    const row = (list.payload?.sessions as Array<Record<string, unknown>>).find(
+    const row = payloadOf<{ sessions: Array<Record<string, unknown>> }>(list).sessions.find(
       (session) => session.key === 'agent:main:work',
     );
     expect(row).toMatchObject({ agentId: 'main', hasActiveRun: false, inputTokens: expect.any(Number) });
@@ -176,7 +176,7 @@ describe('protocol methods', () => {
     const harness = await start();
     const client = await harness.connect();
     const { final } = await client.requestFinal('agent', { message: '/status', idempotencyKey: 'st' });
-    const text = (final.payload?.result as { payloads: Array<{ text: string }> }).payloads[0]?.text;
+    const text = payloadOf<{ result: { payloads: Array<{ text: string }> } }>(final).result.payloads[0]?.text;
     expect(text).toContain('Session: agent:main:main');
     expect(harness.model.messageRequests.length).toBe(0);
   });

@@ -11,6 +11,7 @@ import {
   type InboundMessage,
   type OutboundMessage,
   type ReceiveOutcome,
+  SwitchboardError,
   z,
 } from '@switchboard/hooks';
 
@@ -29,8 +30,8 @@ export interface TestChannel {
   /** Delivers an inbound message as the platform would; resolves with the gateway's answer. */
   receive(message: Partial<InboundMessage> & { text: string }, accountId?: string): Promise<ReceiveOutcome>;
   waitForSent(count: number, timeoutMs?: number): Promise<SentMessage[]>;
-  /** Makes the next `send` calls fail (platform down). */
-  failNextSends(count: number): void;
+  /** Makes the next `send` calls fail (platform down); `retryable` marks them safe to retry. */
+  failNextSends(count: number, retryable?: boolean): void;
 }
 
 let counter = 0;
@@ -43,6 +44,7 @@ export function createTestChannel(options: { id?: string; textLimit?: number } =
   const dataDirectories = new Map<string, string>();
   const waiters: Array<() => void> = [];
   let failures = 0;
+  let failRetryable = false;
   const config = defineChannelConfig(z.object({ label: z.string().optional() }));
   const channel: ChannelPlugin = {
     id,
@@ -76,6 +78,11 @@ export function createTestChannel(options: { id?: string; textLimit?: number } =
         async send(message) {
           if (failures > 0) {
             failures -= 1;
+            if (failRetryable)
+              throw new SwitchboardError('TEST_UNAVAILABLE', 'platform unavailable (503)', {
+                retryable: true,
+                details: { retryAfterMs: 10 },
+              });
             throw new Error('platform unavailable');
           }
           counter += 1;
@@ -149,8 +156,9 @@ export function createTestChannel(options: { id?: string; textLimit?: number } =
       }
       return sent.slice(0, count);
     },
-    failNextSends(count) {
+    failNextSends(count, retryable = false) {
       failures = count;
+      failRetryable = retryable;
     },
   };
 }

@@ -90,6 +90,8 @@ export interface InboundMessageCore {
   readonly media?: readonly InboundMedia[];
   /** The platform's original event, for plugins that need more than the fields above. */
   readonly raw?: unknown;
+  /** The workspace (Slack team) the conversation belongs to, for team-scoped routing. */
+  readonly teamId?: string;
 }
 
 /** A message in a one-to-one conversation. `peer.id` is normally the sender's id. */
@@ -108,8 +110,6 @@ export interface GroupInboundMessage extends InboundMessageCore {
   readonly mentions?: readonly string[];
   /** The Discord guild (server) the conversation belongs to. */
   readonly guildId?: string;
-  /** The Slack workspace (team) the conversation belongs to. */
-  readonly teamId?: string;
   /** The sender's role ids in the guild (Discord), for role-based routing. */
   readonly memberRoleIds?: readonly string[];
 }
@@ -303,6 +303,12 @@ export interface ChannelAccount {
   edit?(request: EditRequest): Promise<{ readonly messageId: string }>;
   /** Present when `capabilities.typing` is true. Shows "typing…" once; the gateway refreshes it. */
   typing?(target: ConversationTarget): Promise<void>;
+  /**
+   * Clears the typing indicator at once, where the platform can (WhatsApp "paused"). The
+   * gateway calls it when a run ends (answered, silent, failed or aborted); platforms whose
+   * indicator simply expires can leave it out.
+   */
+  stopTyping?(target: ConversationTarget): Promise<void>;
   /** Present when `capabilities.reactions` is true. `emoji` is a Unicode emoji. */
   react?(target: ConversationTarget & { readonly messageId: string; readonly emoji: string }): Promise<void>;
   /** Stops the account: ends the receive loop, flushes, closes connections. Called once. */

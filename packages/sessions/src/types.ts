@@ -28,6 +28,8 @@ export interface DeliveryRoute {
   /** The platform's chat, channel or user id to send to. */
   readonly to: string;
   readonly threadId?: string;
+  /** What `to` is: a user (DM), a group chat or a channel. Absent in routes stored before it existed. */
+  readonly peerKind?: ChatType;
 }
 
 /** Per-session queue settings that override the channel and global defaults. */

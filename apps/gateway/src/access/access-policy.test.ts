@@ -139,4 +139,24 @@ describe('access policy', () => {
       reason: 'from-bot',
     });
   });
+
+  it("lets a thread inherit its parent channel's group entry", () => {
+    const access = { ...defaults, groups: { 'channel-1': { requireMention: false } } };
+    const inThread = {
+      ...group('thread-9', '1', false),
+      thread: { id: 'thread-9', parentPeer: { kind: 'channel' as const, id: 'channel-1' } },
+    } as InboundMessage;
+    expect(decideAccess({ message: inThread, access, approvedSenders: none })).toEqual({
+      kind: 'allow',
+      commandsAuthorized: false,
+    });
+    const orphan = {
+      ...group('thread-8', '1', false),
+      thread: { id: 'thread-8', parentPeer: { kind: 'channel' as const, id: 'other' } },
+    } as InboundMessage;
+    expect(decideAccess({ message: orphan, access, approvedSenders: none })).toEqual({
+      kind: 'drop',
+      reason: 'group-not-allowlisted',
+    });
+  });
 });

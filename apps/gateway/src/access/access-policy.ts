@@ -63,7 +63,12 @@ export function decideAccess(input: AccessInput): AccessDecision {
   }
 
   if (access.groupPolicy === 'disabled') return { kind: 'drop', reason: 'group-disabled' };
-  const group = access.groups[message.peer.id] ?? access.groups['*'];
+  // A thread that is its own conversation (Discord) inherits its parent channel's entry.
+  const parentId = message.thread?.parentPeer?.id;
+  const group =
+    access.groups[message.peer.id] ??
+    (parentId === undefined ? undefined : access.groups[parentId]) ??
+    access.groups['*'];
   if (access.groupPolicy === 'allowlist' && group === undefined)
     return { kind: 'drop', reason: 'group-not-allowlisted' };
   const groupSenders = group?.allowFrom;

@@ -204,7 +204,7 @@ export function createInbound(dependencies: InboundDependencies): Inbound {
       peer: { kind: message.peer.kind, id: message.peer.id },
       ...(parentPeer === undefined ? {} : { parentPeer: { kind: parentPeer.kind, id: parentPeer.id } }),
       ...(group?.guildId === undefined ? {} : { guildId: group.guildId }),
-      ...(group?.teamId === undefined ? {} : { teamId: group.teamId }),
+      ...(message.teamId === undefined ? {} : { teamId: message.teamId }),
       ...(group?.memberRoleIds === undefined ? {} : { memberRoleIds: group.memberRoleIds }),
     });
     // Threads that are their own conversation (Discord) keep the peer's key; others get a suffix.

@@ -1,4 +1,10 @@
-import type { HookRunner, Logger, OutboundMessage, OutboundScope } from '@switchboard/hooks';
+import {
+  type HookRunner,
+  type Logger,
+  type OutboundMessage,
+  type OutboundScope,
+  SwitchboardError,
+} from '@switchboard/hooks';
 import type { SessionStore } from '@switchboard/sessions';
 import { GatewayError } from '../protocol/errors.ts';
 import type { ChannelManager } from './channels.ts';
@@ -19,6 +25,10 @@ export interface OutboundOptions {
 export type SendOutbound = (message: OutboundMessage, options?: OutboundOptions) => Promise<OutboundResult>;
 
 export interface OutboundDependencies {
+  /** Waits between send attempts; injectable so tests do not sleep. */
+  readonly sleep?: (ms: number) => Promise<void>;
+  /** Attempts per send when the channel's error is retryable. Default 3. */
+  readonly maxSendAttempts?: number;
   readonly hooks: HookRunner;
   readonly channels: ChannelManager;
   readonly store: SessionStore;
@@ -33,6 +43,30 @@ export interface OutboundDependencies {
  */
 export function createOutbound(dependencies: OutboundDependencies): SendOutbound {
   const { hooks, channels, store, logger, now } = dependencies;
+  const sleep =
+    dependencies.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const maxAttempts = dependencies.maxSendAttempts ?? 3;
+
+  /**
+   * Retries a send the channel refused with a retryable error (a 5xx, a rate limit it did not
+   * wait out), with backoff or the platform's retry-after. Channels mark an error retryable only
+   * when the platform certainly did not post the message, so this never double-posts.
+   */
+  async function sendWithRetry<T>(attempt: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+    for (let number = 1; ; number += 1) {
+      try {
+        return await attempt();
+      } catch (error) {
+        const retryable = SwitchboardError.isInstance(error) && error.retryable;
+        if (!retryable || number >= maxAttempts || signal?.aborted === true) throw error;
+        const hinted = Number((error.details as { retryAfterMs?: unknown } | undefined)?.retryAfterMs);
+        const delay =
+          Number.isFinite(hinted) && hinted > 0 ? Math.min(hinted, 30_000) : 500 * 3 ** (number - 1);
+        logger.warn('send failed, retrying', { attempt: number, delayMs: delay, error: error.message });
+        await sleep(delay);
+      }
+    }
+  }
   return async (original, options = {}) => {
     let message = original;
     const scope = options.scope ?? {};
@@ -66,8 +100,9 @@ export function createOutbound(dependencies: OutboundDependencies): SendOutbound
         return { status: 'cancelled', reason: 'the same delivery is in progress elsewhere' };
     }
     const started = now();
+    const running = account.running;
     try {
-      const result = await account.running.send(message);
+      const result = await sendWithRetry(() => running.send(message), options.signal);
       if (key !== undefined) await store.recordDelivery(key, result.messageIds.join(',') || 'sent');
       if (hooks.has('message_sent')) {
         await hooks.run('message_sent', {

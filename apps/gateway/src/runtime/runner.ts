@@ -204,7 +204,7 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
       return {
         channel: route.channel,
         accountId: route.accountId ?? 'default',
-        peer: { kind: 'direct', id: route.to },
+        peer: { kind: route.peerKind ?? 'direct', id: route.to },
         ...(route.threadId === undefined ? {} : { threadId: route.threadId }),
       };
     }
@@ -338,7 +338,10 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
     tick();
     const timer = setInterval(tick, config.agents.defaults.typingIntervalSeconds * 1000);
     timer.unref();
-    return () => clearInterval(timer);
+    return () => {
+      clearInterval(timer);
+      account.running?.stopTyping?.(conversation).catch(() => undefined);
+    };
   }
 
   /** `/compact` and `sessions.compact`: a compaction in the session's lane, reported like a run. */
@@ -470,6 +473,7 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
               channel: last.channel,
               accountId: last.accountId,
               to: last.peer.id,
+              peerKind: last.peer.kind,
               ...(last.threadId === undefined ? {} : { threadId: last.threadId }),
             },
           }
@@ -911,6 +915,7 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
                     channel: target.channel,
                     accountId: target.accountId,
                     to: target.peer.id,
+                    peerKind: target.peer.kind,
                     ...(target.threadId === undefined ? {} : { threadId: target.threadId }),
                   },
                 }

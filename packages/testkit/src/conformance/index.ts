@@ -76,6 +76,8 @@ export interface ChannelConformanceDriver {
    * push events to the gateway (webhooks): point the fake's webhook target there.
    */
   onGatewayStarted?(gateway: { readonly httpUrl: string }): void | Promise<void>;
+  /** Extra environment variables for the gateway process (test-only switches of a channel). */
+  environment?(): Readonly<Record<string, string>>;
 }
 
 /** The running gateway, as the harness in the gateway's tests provides it. */
