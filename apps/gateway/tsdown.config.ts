@@ -14,5 +14,7 @@ export default defineConfig({
   clean: true,
   noExternal: [/^@switchboard\//],
   external: [/^[^./@]/, /^@(?!switchboard\/)/],
+  // The WebChat page is served from files next to the bundle (its type declarations stay behind).
+  copy: [{ from: ['src/webchat/static/*', '!src/webchat/static/*.d.ts'], to: 'dist/webchat' }],
   inputOptions: { resolve: { conditionNames: ['@switchboard/source', 'import', 'node', 'default'] } },
 });

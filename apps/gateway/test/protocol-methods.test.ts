@@ -132,6 +132,51 @@ describe('protocol methods', () => {
     expect(missing.error?.details?.code).toBe('NOT_FOUND');
   });
 
+  it('exports a transcript whole, or page by page with totals and the next sequence', async () => {
+    const harness = await start();
+    const client = await harness.connect();
+    for (const turn of ['one', 'two', 'three']) {
+      await client.requestFinal('agent', {
+        message: turn,
+        idempotencyKey: turn,
+        sessionKey: 'agent:main:log',
+      });
+    }
+    type Page = {
+      sessionId: string;
+      entries: Array<{ sequence: number }>;
+      totalEntries?: number;
+      nextSequence?: number | null;
+    };
+    const whole = payloadOf<Page>(await client.request('sessions.export', { key: 'agent:main:log' }));
+    expect(whole.entries.length).toBeGreaterThanOrEqual(6);
+    expect(whole.nextSequence).toBeUndefined();
+
+    const paged: Array<{ sequence: number }> = [];
+    let fromSequence: number | undefined;
+    let pages = 0;
+    for (;;) {
+      const page = payloadOf<Page>(
+        await client.request('sessions.export', {
+          key: 'agent:main:log',
+          limit: 2,
+          ...(fromSequence === undefined ? {} : { fromSequence }),
+        }),
+      );
+      pages += 1;
+      expect(page.totalEntries).toBe(whole.entries.length);
+      expect(page.entries.length).toBeLessThanOrEqual(2);
+      paged.push(...page.entries);
+      if (page.nextSequence === null || page.nextSequence === undefined) break;
+      fromSequence = page.nextSequence;
+    }
+    expect(pages).toBe(Math.ceil(whole.entries.length / 2));
+    expect(paged.map((entry) => entry.sequence)).toEqual(whole.entries.map((entry) => entry.sequence));
+
+    const invalid = await client.request('sessions.export', { key: 'agent:main:log', limit: 0 });
+    expect(invalid.error?.message).toContain('limit');
+  });
+
   it('health and status describe the gateway', async () => {
     const harness = await start();
     const client = await harness.connect();

@@ -143,7 +143,7 @@ export async function runDoctor(
 
   try {
     await helpers.withClient(async (client) => {
-      const health = await client.request('health');
+      const health = await client.request('health', {}, { timeoutMs: 10_000 });
       checks.push({
         name: 'gateway',
         ok: health.ok === true,

@@ -1,6 +1,7 @@
 // `switchboard …`: the operator CLI. Client commands load only the WebSocket client, so they
 // start fast; `gateway run` and `config …` load the rest on demand.
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gatewayVersion } from '../version.ts';
 import {
@@ -10,20 +11,32 @@ import {
   GatewayUnreachableError,
 } from './gateway-client.ts';
 
-/** Exit codes: a script can tell what went wrong without parsing text. */
+/** Exit codes: a script can tell what went wrong without parsing text (listed in --help). */
 export const exitCodes = {
   ok: 0,
+  /** The command ran and failed (a failed run, a failed doctor check, a refused request). */
   failed: 1,
+  /** Wrong command line. */
   usage: 2,
+  /** No gateway answers at the address. */
   unreachable: 3,
+  /** The gateway refused the token. */
   unauthorized: 4,
+  /** The config file is missing, unreadable or invalid. */
   invalidConfig: 5,
+  /** The session, pairing code or other thing named does not exist. */
+  notFound: 6,
 } as const;
+
+/** How long read commands wait for an answer before saying the gateway is not answering. */
+export const readTimeoutMs = 30_000;
 
 export interface CliIo {
   readonly out: (text: string) => void;
   readonly error: (text: string) => void;
   readonly environment: NodeJS.ProcessEnv;
+  /** Ends long-running commands (`logs --follow`); the process's own SIGINT does it otherwise. */
+  readonly signal?: AbortSignal;
 }
 
 const defaultIo: CliIo = {
@@ -40,13 +53,23 @@ Gateway
 Talking to a running gateway  (--url URL, --token TOKEN, --state-dir DIR; --json for scripts)
   agent -m TEXT [--session-key KEY] [--agent ID] [--thinking LEVEL]
                                     send a message and stream the reply
-  status                            channels, runs, plugins, credential cooldowns
-  sessions list|show KEY|reset KEY|delete KEY|export KEY [--out FILE]
+  status                            channels, runs and queue, credential cooldowns, plugins
+  sessions list                     sessions, newest first
+  sessions show KEY                 the conversation of a session
+  sessions reset KEY | delete KEY   start a session over | remove it (transcripts are archived)
+  sessions export KEY [--out FILE]  the whole transcript as JSONL (progress on stderr)
+  sessions compact KEY              summarize older turns now
   pairing list [--channel ID] | approve CHANNEL CODE | deny CHANNEL CODE
-Configuration
+  webchat [--with-token]            the WebChat address (with a sign-in link)
+Local checks
+  doctor                            config, state directory, token, model endpoint, channels
+  logs [--follow]                   the gateway log file (logging.file in the config)
   config validate [--config FILE]   check the config and print what is wrong
   config schema                     print the JSON Schema of the config
   --version, --help
+
+Exit codes: 0 ok, 1 failed, 2 usage, 3 no gateway running, 4 token refused,
+            5 invalid config, 6 not found
 `;
 
 interface ParsedCommand {
@@ -73,6 +96,7 @@ function parse(argv: readonly string[]): ParsedCommand {
       channel: { type: 'string' },
       out: { type: 'string' },
       json: { type: 'boolean' },
+      'with-token': { type: 'boolean' },
       follow: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
@@ -87,32 +111,48 @@ function stateDirectory(values: ParsedCommand['values'], environment: NodeJS.Pro
   );
 }
 
-/** Where the running gateway is and which token it wants, from flags, environment and state. */
+/**
+ * Where the running gateway is and which token it wants. Address: --url, else
+ * SWITCHBOARD_GATEWAY_URL, else the port (and bind address) in the config. Token: --token,
+ * else SWITCHBOARD_GATEWAY_TOKEN, else gateway.auth.token in the config, else the
+ * gateway-token file in the state directory.
+ */
 async function gatewayTarget(
   values: ParsedCommand['values'],
   io: CliIo,
 ): Promise<{ url: string; token: string | undefined }> {
-  const state = await stateDirectory(values, io.environment);
-  const { readTokenForClient } = await import('../state/state-directory.ts');
-  const token = typeof values.token === 'string' ? values.token : readTokenForClient(state, io.environment);
-  if (typeof values.url === 'string') return { url: values.url, token };
-  if (io.environment.SWITCHBOARD_GATEWAY_URL !== undefined)
-    return { url: io.environment.SWITCHBOARD_GATEWAY_URL, token };
-  let port = Number(io.environment.SWITCHBOARD_GATEWAY_PORT ?? 18_789);
-  let configuredToken: string | undefined;
-  try {
-    const { loadConfig } = await import('../config/load.ts');
-    const { config } = loadConfig({
-      stateDirectory: state,
-      environment: io.environment,
-      ...(typeof values.config === 'string' ? { path: values.config } : {}),
-    });
-    if (io.environment.SWITCHBOARD_GATEWAY_PORT === undefined) port = config.gateway.port;
-    configuredToken = config.gateway.auth.token;
-  } catch {
-    // An invalid config must not stop a client command from reaching the gateway.
-  }
-  return { url: `ws://127.0.0.1:${port}`, token: token ?? configuredToken };
+  const { clientStateDirectory, readGatewaySection, tokenFromStateDirectory } = await import(
+    './client-settings.ts'
+  );
+  const state =
+    typeof values['state-dir'] === 'string' ? values['state-dir'] : clientStateDirectory(io.environment);
+  const gateway = readGatewaySection(
+    typeof values.config === 'string' ? values.config : join(state, 'switchboard.json'),
+    io.environment,
+  );
+  const portFromEnvironment = Number(io.environment.SWITCHBOARD_GATEWAY_PORT);
+  const port =
+    Number.isInteger(portFromEnvironment) && portFromEnvironment > 0
+      ? portFromEnvironment
+      : (gateway.port ?? 18_789);
+  const bind = gateway.bind ?? 'loopback';
+  const host = ['loopback', 'lan', '0.0.0.0', '::'].includes(bind)
+    ? '127.0.0.1'
+    : bind.includes(':')
+      ? `[${bind}]`
+      : bind;
+  const fromEnvironment = io.environment.SWITCHBOARD_GATEWAY_TOKEN?.trim();
+  const token =
+    typeof values.token === 'string'
+      ? values.token
+      : fromEnvironment !== undefined && fromEnvironment !== ''
+        ? fromEnvironment
+        : (gateway.token ?? tokenFromStateDirectory(state));
+  const url =
+    typeof values.url === 'string'
+      ? values.url
+      : (io.environment.SWITCHBOARD_GATEWAY_URL ?? `ws://${host}:${port}`);
+  return { url, token };
 }
 
 async function withClient<T>(
@@ -148,6 +188,7 @@ async function runGateway(values: ParsedCommand['values'], io: CliIo): Promise<n
     environment: io.environment,
   });
   io.out(`Switchboard ${gatewayVersion} is listening on ${handle.url}\n`);
+  io.out(`WebChat: ${handle.httpUrl}/\n`);
   if (handle.tokenPath !== undefined) io.out(`Token: ${handle.tokenPath}\n`);
   await new Promise<void>((resolve) => {
     let stopping = false;
@@ -224,12 +265,24 @@ async function configCommand(
     return exitCodes.usage;
   }
   const { loadConfig } = await import('../config/load.ts');
+  const { ConfigError } = await import('../config/errors.ts');
   const state = await stateDirectory(values, io.environment);
-  const loaded = loadConfig({
-    stateDirectory: state,
-    environment: io.environment,
-    ...(typeof values.config === 'string' ? { path: values.config } : {}),
-  });
+  let loaded: ReturnType<typeof loadConfig>;
+  try {
+    loaded = loadConfig({
+      stateDirectory: state,
+      environment: io.environment,
+      ...(typeof values.config === 'string' ? { path: values.config } : {}),
+    });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    if (values.json === true)
+      io.out(
+        `${JSON.stringify({ ok: false, code: error.code, message: error.message, problems: error.problems }, null, 2)}\n`,
+      );
+    else io.error(`${error.message}\n`);
+    return exitCodes.invalidConfig;
+  }
   print(io, values, { ok: true, path: loaded.path ?? null, warnings: loaded.warnings }, () =>
     [
       `${loaded.path ?? '(no config file: defaults)'} is valid.`,
@@ -322,11 +375,13 @@ export async function runCli(argv: readonly string[], io: CliIo = defaultIo): Pr
       case 'status':
       case 'sessions':
       case 'doctor':
-      case 'logs': {
+      case 'logs':
+      case 'webchat': {
         const { operatorCommand } = await import('./operator-commands.ts');
         return await operatorCommand(words, values, io, {
           withClient: (work) => withClient(values, io, work),
           print: (data, human) => print(io, values, data, human),
+          target: () => gatewayTarget(values, io),
         });
       }
       default:
@@ -345,18 +400,27 @@ async function reportFailure(error: unknown, io: CliIo): Promise<number> {
     return exitCodes.unreachable;
   }
   if (error instanceof GatewayRequestError) {
-    const auth = error.detailCode?.startsWith('AUTH_') === true;
-    io.error(
-      auth
-        ? `the gateway refused the token (${error.detailCode}). Use the token in the state directory's gateway-token file, SWITCHBOARD_GATEWAY_TOKEN, or --token.\n`
-        : `${error.message}${error.detailCode === undefined ? '' : ` (${error.detailCode})`}\n`,
-    );
-    return auth ? exitCodes.unauthorized : exitCodes.failed;
+    if (error.detailCode === 'AUTH_RATE_LIMITED') {
+      const seconds = Math.ceil(Number(error.error.retryAfterMs ?? 60_000) / 1000);
+      io.error(`the gateway refused the token too often from here; try again in ${seconds} s\n`);
+      return exitCodes.unauthorized;
+    }
+    if (error.detailCode?.startsWith('AUTH_') === true) {
+      io.error(
+        `${error.detailCode === 'AUTH_TOKEN_MISSING' ? 'the gateway wants a token and none was found' : 'the gateway refused the token'} (${error.detailCode}). ` +
+          "Use the token in the state directory's gateway-token file, SWITCHBOARD_GATEWAY_TOKEN, or --token.\n",
+      );
+      return exitCodes.unauthorized;
+    }
+    io.error(`${error.message}${error.detailCode === undefined ? '' : ` (${error.detailCode})`}\n`);
+    return error.detailCode === 'NOT_FOUND' ? exitCodes.notFound : exitCodes.failed;
   }
   const { ConfigError } = await import('../config/errors.ts');
   if (error instanceof ConfigError) {
     io.error(`${error.message}\n`);
-    return exitCodes.invalidConfig;
+    return error.code === 'CONFIG_UNSAFE' && /already in use|cannot listen/.test(error.message)
+      ? exitCodes.failed
+      : exitCodes.invalidConfig;
   }
   const message = error instanceof Error ? error.message : String(error);
   io.error(`${message}\n`);

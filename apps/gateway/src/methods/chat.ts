@@ -28,6 +28,10 @@ function historyMessage(message: Message, sequence: number, sessionId: string): 
       usage: message.usage,
       stopReason: message.stopReason,
       ...(message.errorMessage === undefined ? {} : { errorMessage: message.errorMessage }),
+      ...(message.errorClass === undefined ? {} : { errorClass: message.errorClass }),
+      ...(message.errorDetails?.retryAfterMs === undefined
+        ? {}
+        : { errorDetails: { retryAfterMs: message.errorDetails.retryAfterMs } }),
       ...base,
     };
   }

@@ -169,6 +169,9 @@ export function sessionMethods(services: MethodServices): GatewayMethod[] {
         key: z.string().min(1),
         agentId: z.string().optional(),
         sessionId: z.string().optional(),
+        /** Page size; without it the whole transcript comes in one answer. */
+        limit: z.number().int().min(1).max(10_000).optional(),
+        fromSequence: z.number().int().min(1).optional(),
       }),
       async handle(params) {
         const { sessionKey } = resolve(params.key, params.agentId);
@@ -176,9 +179,20 @@ export function sessionMethods(services: MethodServices): GatewayMethod[] {
         const sessionId = params.sessionId ?? session?.sessionId;
         if (sessionId === undefined)
           throw new GatewayError('NOT_FOUND', `session ${sessionKey} does not exist`);
-        const entries = [];
-        for await (const entry of services.store.streamTranscript(sessionId)) entries.push(entry);
-        return { key: sessionKey, sessionId, entries };
+        if (params.limit === undefined && params.fromSequence === undefined) {
+          const entries = [];
+          for await (const entry of services.store.streamTranscript(sessionId)) entries.push(entry);
+          return { key: sessionKey, sessionId, entries };
+        }
+        const info = await services.store.getTranscript(sessionId);
+        if (info === undefined) throw new GatewayError('NOT_FOUND', `transcript ${sessionId} does not exist`);
+        const entries = await services.store.readTranscript(sessionId, {
+          fromSequence: params.fromSequence ?? 1,
+          limit: params.limit ?? 2000,
+        });
+        const last = entries.at(-1)?.sequence;
+        const nextSequence = last !== undefined && last < info.lastSequence ? last + 1 : null;
+        return { key: sessionKey, sessionId, entries, totalEntries: info.entryCount, nextSequence };
       },
     }),
   ];

@@ -1,6 +1,7 @@
 /**
  * Failed-authentication limiter: after `maxFailures` failures from one address within
  * `windowMs`, that address is locked out for `lockoutMs`. Loopback is exempt by default.
+ * The key is a socket address or, for browser pages, `origin <origin>` (never exempt).
  */
 export interface AuthRateLimiterOptions {
   readonly maxFailures?: number;

@@ -262,6 +262,26 @@ describe('protocol server', () => {
     own.client.close();
   });
 
+  it('rate-limits wrong tokens from a browser page even on loopback, but not local programs', async () => {
+    const limiter = createAuthRateLimiter({ maxFailures: 3 });
+    const { url, httpUrl } = await startServer({ rateLimiter: limiter });
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const wrong = await connectClient(url, { token: 'wrong-token', origin: httpUrl });
+      expect(wrong.hello.error?.details?.code).not.toBe('AUTH_RATE_LIMITED');
+    }
+    // The page is locked out, even with the right token now.
+    const locked = await connectClient(url, { token, origin: httpUrl });
+    expect(locked.hello.error?.details?.code).toBe('AUTH_RATE_LIMITED');
+    expect(locked.hello.error?.retryAfterMs).toBeGreaterThan(0);
+    // A local program without an Origin keeps loopback's exemption.
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      await connectClient(url, { token: 'wrong-token' });
+    }
+    const local = await connectClient(url, { token });
+    expect(local.hello.ok).toBe(true);
+    local.client.close();
+  });
+
   it('closes sockets that never finish the handshake', async () => {
     const { url } = await startServer({ handshakeTimeoutMs: 50 });
     const idle = new ProtocolClient(url);

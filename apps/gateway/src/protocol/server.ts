@@ -113,6 +113,11 @@ export interface ProtocolServer {
 interface Connection {
   readonly socket: WebSocket;
   readonly remoteAddress: string;
+  /**
+   * Whose failed sign-ins count together. A browser page is keyed by its origin and never
+   * gets loopback's exemption: a page in the operator's own browser reaches 127.0.0.1 too.
+   */
+  readonly rateLimitKey: string;
   readonly nonce: string;
   readonly challengeTs: number;
   info: ConnectionInfo | undefined;
@@ -252,6 +257,10 @@ export function createProtocolServer(options: ProtocolServerOptions): ProtocolSe
     const connection: Connection = {
       socket,
       remoteAddress: request.socket.remoteAddress ?? 'unknown',
+      rateLimitKey:
+        request.headers.origin === undefined
+          ? (request.socket.remoteAddress ?? 'unknown')
+          : `origin ${request.headers.origin}`,
       nonce: randomUUID(),
       challengeTs: now(),
       info: undefined,
@@ -358,7 +367,7 @@ export function createProtocolServer(options: ProtocolServerOptions): ProtocolSe
       );
       return;
     }
-    const retryAfterMs = rateLimiter.retryAfterMs(connection.remoteAddress);
+    const retryAfterMs = rateLimiter.retryAfterMs(connection.rateLimitKey);
     if (retryAfterMs > 0) {
       fail(
         connection,
@@ -373,7 +382,7 @@ export function createProtocolServer(options: ProtocolServerOptions): ProtocolSe
     }
     const authError = checkToken(params);
     if (authError !== undefined) {
-      rateLimiter.recordFailure(connection.remoteAddress);
+      rateLimiter.recordFailure(connection.rateLimitKey);
       log('warn', 'refused a connection with bad credentials', {
         remoteAddress: connection.remoteAddress,
         reason: authError.code,
@@ -390,7 +399,7 @@ export function createProtocolServer(options: ProtocolServerOptions): ProtocolSe
         return;
       }
     }
-    rateLimiter.recordSuccess(connection.remoteAddress);
+    rateLimiter.recordSuccess(connection.rateLimitKey);
     clearTimeout(connection.handshakeTimer);
     const info: ConnectionInfo = {
       connectionId: randomUUID(),

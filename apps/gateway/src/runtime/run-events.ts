@@ -42,6 +42,8 @@ export interface RunEvents {
     readonly stopReason?: string;
     readonly error?: string;
     readonly errorClass?: string;
+    /** How long the provider asked us to wait before trying again, when it said. */
+    readonly retryAfterMs?: number;
   }): void;
   /** Emits a `chat` delta with text that did not come from a model (directive replies). */
   text(text: string): void;
@@ -189,7 +191,14 @@ export function createRunEvents(options: RunEventsOptions): RunEvents {
         chatEvent('error', {
           errorMessage: outcome.error ?? 'the run failed',
           errorKind: chatErrorKind(outcome.errorClass),
-          ...(outcome.errorClass === undefined ? {} : { errorDetail: { errorClass: outcome.errorClass } }),
+          ...(outcome.errorClass === undefined && outcome.retryAfterMs === undefined
+            ? {}
+            : {
+                errorDetail: {
+                  ...(outcome.errorClass === undefined ? {} : { errorClass: outcome.errorClass }),
+                  ...(outcome.retryAfterMs === undefined ? {} : { retryAfterMs: outcome.retryAfterMs }),
+                },
+              }),
         });
       }
     },

@@ -442,9 +442,8 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
     const events = createRunEvents({ broadcast: services.broadcast, runId, sessionKey, agentId, now });
     const scope = { sessionKey, agentId, runId, channel: last.channel };
     const refs = inputs.map((input) => refKey(input.ref));
-    await Promise.all(
-      inputs.map((input) => store.updateInbound(input.ref, 'running', { sessionKey }).catch(() => undefined)),
-    );
+    // The journal record stays `received` until the turn is answered: recovery only asks
+    // "not replied yet?", so an intermediate `running` write would cost a commit per message.
     events.start();
 
     if (inputs.some((input) => input.recovered === true)) {
@@ -538,6 +537,7 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
     let status: 'ok' | 'error' | 'aborted' = 'ok';
     let errorText: string | undefined;
     let errorClass: string | undefined;
+    let retryAfterMs: number | undefined;
     let usage: Usage = zeroUsage;
     let replies: string[] = [];
     let finalMessage: AssistantMessage | undefined;
@@ -863,6 +863,7 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
         const modelError =
           failure?.modelError ?? (finalMessage === undefined ? undefined : errorOf(finalMessage));
         errorClass = modelError?.errorClass;
+        retryAfterMs = failure?.retryAfterMs ?? modelError?.retryAfterMs;
         errorText ??= failure?.message ?? modelError?.message ?? 'the model call failed';
       }
 
@@ -980,8 +981,6 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
       });
       return;
     }
-    if (status === 'ok') await finishInbound(allInputs, 'replied');
-    else await finishInbound(allInputs, 'failed', status === 'aborted' ? 'aborted' : errorText);
 
     const final: RunFinal =
       status === 'ok'
@@ -995,10 +994,21 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
                 ...toProtocolError(undefined),
                 code: 'UNAVAILABLE',
                 message: errorText ?? 'the run failed',
-                details: { code: 'RUN_FAILED', runId, ...(errorClass === undefined ? {} : { errorClass }) },
+                details: {
+                  code: 'RUN_FAILED',
+                  runId,
+                  ...(errorClass === undefined ? {} : { errorClass }),
+                  ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+                },
               },
             };
-    if (last.origin === 'rpc') await persistFinal(runId, final);
+    // Closing the journal and storing the final in the same tick: one group commit.
+    await Promise.all([
+      status === 'ok'
+        ? finishInbound(allInputs, 'replied')
+        : finishInbound(allInputs, 'failed', status === 'aborted' ? 'aborted' : errorText),
+      last.origin === 'rpc' ? persistFinal(runId, final) : undefined,
+    ]);
     events.end({
       status,
       message: finalMessage,
@@ -1007,6 +1017,7 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
       ...(finalMessage === undefined ? {} : { stopReason: finalMessage.stopReason }),
       ...(errorText === undefined ? {} : { error: errorText }),
       ...(errorClass === undefined ? {} : { errorClass }),
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
     });
     services.runs.finish(runId, status, final, {
       ...(finalMessage === undefined ? {} : { stopReason: finalMessage.stopReason }),

@@ -33,6 +33,23 @@ export function retryAfterFromText(text) {
 }
 
 /**
+ * A failure class guessed from the message, for failures that carry only text (turns
+ * loaded from history).
+ * @param {string} text
+ * @returns {string | undefined}
+ */
+function classFromText(text) {
+  if (/rate.?limit|too many requests|\b429\b/i.test(text)) return 'rate_limit';
+  if (/overloaded|\b529\b/i.test(text)) return 'overloaded';
+  if (/key rejected|authenticat|invalid (x-)?api.?key|\b401\b/i.test(text)) return 'auth';
+  if (/out of credits|billing|credit balance/i.test(text)) return 'billing';
+  if (/timed out|timeout|ECONNREFUSED|ENOTFOUND|unreachable|connection (error|refused)/i.test(text))
+    return 'timeout';
+  if (/context (window|length)|too long|prompt is too long/i.test(text)) return 'context_overflow';
+  return undefined;
+}
+
+/**
  * @typedef {object} RunError
  * @property {string} [errorMessage]
  * @property {string} [errorKind]
@@ -47,7 +64,8 @@ export function retryAfterFromText(text) {
  */
 export function describeRunError(error) {
   const detail = String(error.errorMessage ?? '').trim();
-  const errorClass = error.errorDetail?.errorClass;
+  const errorClass =
+    error.errorDetail?.errorClass ?? (error.errorKind === undefined ? classFromText(detail) : undefined);
   const kind = error.errorKind;
   const retryAfterMs = error.errorDetail?.retryAfterMs ?? error.retryAfterMs ?? retryAfterFromText(detail);
   const retry =

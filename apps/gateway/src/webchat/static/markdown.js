@@ -338,6 +338,9 @@ function link(href, children) {
   return element('a', children, { href, rel: 'noopener noreferrer nofollow', target: '_blank' });
 }
 
+/** Inline spans (emphasis, code, links) longer than this are not looked for: keeps parsing linear. */
+const maxSpan = 4000;
+
 const emphasisMarkers = [
   { marker: '**', tag: 'strong' },
   { marker: '__', tag: 'strong' },
@@ -372,7 +375,7 @@ export function parseInline(text, depth = 0) {
     if (character === '`') {
       const run = /^`+/.exec(rest)?.[0] ?? '`';
       const close = text.indexOf(run, index + run.length);
-      if (close !== -1) {
+      if (close !== -1 && close - index <= maxSpan) {
         flush();
         let code = text.slice(index + run.length, close);
         if (code.startsWith(' ') && code.endsWith(' ') && code.trim() !== '') code = code.slice(1, -1);
@@ -451,7 +454,8 @@ export function parseInline(text, depth = 0) {
 function linkAt(text, start) {
   let level = 0;
   let position = start;
-  for (; position < text.length; position += 1) {
+  const labelEnd = Math.min(text.length, start + 500);
+  for (; position < labelEnd; position += 1) {
     const character = text[position];
     if (character === '\\') {
       position += 1;
@@ -464,7 +468,22 @@ function linkAt(text, start) {
     }
   }
   if (level !== 0 || text[position + 1] !== '(') return undefined;
-  const close = text.indexOf(')', position + 2);
+  // The target may hold balanced parentheses (wiki links, `javascript:alert(1)`).
+  let depth = 0;
+  let close = -1;
+  const targetEnd = Math.min(text.length, position + 2 + 1000);
+  for (let scan = position + 2; scan < targetEnd; scan += 1) {
+    const character = text[scan];
+    if (character === '\\') scan += 1;
+    else if (character === '(') depth += 1;
+    else if (character === ')') {
+      if (depth === 0) {
+        close = scan;
+        break;
+      }
+      depth -= 1;
+    } else if (character === '\n') break;
+  }
   if (close === -1) return undefined;
   const inside = text.slice(position + 2, close).trim();
   const target = /^(\S+)(?:\s+["'(].*)?$/.exec(inside)?.[1] ?? '';
@@ -487,9 +506,10 @@ function emphasisAt(text, start) {
     // Intraword underscores (snake_case) are not emphasis.
     if (marker[0] === '_' && /\w/.test(before)) continue;
     let search = start + marker.length + 1;
-    while (search <= text.length) {
+    const limit = start + maxSpan;
+    for (let candidates = 0; candidates < 16 && search <= limit; candidates += 1) {
       const close = text.indexOf(marker, search);
-      if (close === -1) break;
+      if (close === -1 || close > limit) break;
       const inner = text.slice(start + marker.length, close);
       const closeBefore = text[close - 1] ?? '';
       const closeAfter = text[close + marker.length] ?? '';

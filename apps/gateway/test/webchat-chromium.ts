@@ -1,0 +1,61 @@
+// Headless Chromium for the WebChat tests and bench: Debian's `chromium` driven by
+// playwright-core, with a fresh profile each time and no background traffic.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type BrowserContext, chromium } from 'playwright-core';
+
+/** Where Chromium is expected; `SWITCHBOARD_CHROMIUM` overrides it. */
+export const chromiumPath: string = process.env.SWITCHBOARD_CHROMIUM ?? '/usr/bin/chromium';
+
+export const chromiumArguments: readonly string[] = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** Fails (does not skip) with the command that installs Chromium when it is missing. */
+export function requireChromium(): string {
+  if (!existsSync(chromiumPath)) {
+    throw new Error(
+      `The WebChat browser tests need Chromium at ${chromiumPath}, and it is not there. ` +
+        'Install it with: sudo apt-get install -y chromium (Debian), or point SWITCHBOARD_CHROMIUM ' +
+        'at another Chromium or Chrome binary (for example /usr/bin/google-chrome on Ubuntu, where the ' +
+        'chromium package is only a snap wrapper).',
+    );
+  }
+  return chromiumPath;
+}
+
+export interface ChromiumSession {
+  readonly context: BrowserContext;
+  close(): Promise<void>;
+}
+
+/** Starts headless Chromium with a fresh user-data-dir (removed again on close). */
+export async function launchChromium(
+  options: { viewport?: { width: number; height: number } } = {},
+): Promise<ChromiumSession> {
+  const executablePath = requireChromium();
+  const profile = mkdtempSync(join(tmpdir(), 'switchboard-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath,
+    headless: true,
+    args: [...chromiumArguments],
+    viewport: options.viewport ?? { width: 1280, height: 880 },
+    deviceScaleFactor: 1,
+    colorScheme: 'light',
+    reducedMotion: 'reduce',
+  });
+  return {
+    context,
+    async close() {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
