@@ -288,6 +288,10 @@ await Promise.all(
 sent += remaining;
 await new Promise((resolve) => setTimeout(resolve, 1500));
 console.log(`RSS after ${sent.toLocaleString('en')} messages: ${processStats(pid).rssMb.toFixed(1)} MB`);
+// V8 gives heap back once allocation stays low for a while (its memory reducer): what a
+// gateway holds between bursts.
+await new Promise((resolve) => setTimeout(resolve, quick ? 5000 : 15_000));
+console.log(`RSS ${quick ? 5 : 15} s later, idle again: ${processStats(pid).rssMb.toFixed(1)} MB`);
 if (process.env.BENCH_MEMORY_DETAIL !== undefined) {
   const detail = await memoryDetail(gateway.port);
   console.log(`  memory detail: ${JSON.stringify(detail)}`);

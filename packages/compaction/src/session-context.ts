@@ -4,7 +4,6 @@ import {
   formatCompactionSummary,
   type SessionEntry,
   type SessionStore,
-  type TranscriptEntry,
   type TranscriptProblem,
 } from '@switchboard/sessions';
 import { CompactionError } from './errors.ts';
@@ -64,77 +63,35 @@ export async function loadSessionContext(
     );
   }
   const { sessionId } = session;
-  const info = await store.getTranscript(sessionId);
-  const problems: TranscriptProblem[] = [];
-  let point: TranscriptEntry | undefined;
-  const lastCompactionSequence = info?.lastCompactionSequence;
-  if (lastCompactionSequence !== undefined) {
-    point = (
-      await store.readTranscript(sessionId, {
-        fromSequence: lastCompactionSequence,
-        toSequence: lastCompactionSequence,
-      })
-    )[0];
-  }
-  let compaction: ContextCompaction | undefined;
+  // The store's context (cached between turns), which carries the sequence of each message.
+  const context = await store.buildContext({ sessionId }, { formatSummary });
+  const { compaction } = context;
   let storedRatio: number | undefined;
-  let start = 1;
   let usageBoundary = 0;
-  if (point?.type === 'compaction') {
-    compaction = {
-      sequence: point.sequence,
-      timestamp: point.timestamp,
-      summary: point.summary,
-      firstKeptSequence: point.firstKeptSequence,
-      tokensBefore: point.tokensBefore,
-      tokensAfter: point.tokensAfter,
-    };
-    const details = readCompactionDetails(point.details);
+  if (compaction !== undefined) {
+    const details = readCompactionDetails(compaction.details);
     storedRatio = details?.calibrationRatio;
     // Copies of kept messages appended right after the entry carry pre-compaction usage too.
-    if (details?.keptCopied === true) usageBoundary = point.sequence + details.messagesKept;
-    else usageBoundary = point.sequence;
-    start = point.firstKeptSequence;
-  } else if (point !== undefined) {
-    problems.push({
-      sessionId,
-      sequence: point.sequence,
-      error: `the latest compaction entry cannot be read (${point.type === 'invalid' ? point.error : `it is a ${point.type} entry`}); the context starts after it`,
-    });
-    start = point.sequence + 1;
-    usageBoundary = point.sequence;
+    usageBoundary =
+      details?.keptCopied === true ? compaction.sequence + details.messagesKept : compaction.sequence;
   }
-  const entries = await store.readTranscript(sessionId, { fromSequence: start });
-  const messages: Message[] = [];
-  const sequences: number[] = [];
+  // With no readable compaction entry every message is newer than any compaction point.
+  const messages = compaction === undefined ? context.messages : context.messages.slice(1);
+  const sequences = context.sequences;
   let usageFromIndex = 0;
-  for (const entry of entries) {
-    if (entry.sequence === point?.sequence) continue;
-    if (entry.type === 'invalid') {
-      problems.push({ sessionId, sequence: entry.sequence, error: entry.error });
-      continue;
-    }
-    let message: Message | undefined;
-    if (entry.type === 'message') message = entry.message;
-    else if (entry.type === 'custom_message') {
-      message = { role: 'user', content: entry.content, timestamp: entry.timestamp };
-    }
-    if (message === undefined) continue;
-    if (entry.sequence <= usageBoundary) usageFromIndex = messages.length + 1;
-    messages.push(message);
-    sequences.push(entry.sequence);
+  for (let index = 0; index < sequences.length; index += 1) {
+    if ((sequences[index] as number) <= usageBoundary) usageFromIndex = index + 1;
   }
-  const lastSequence = info?.lastSequence ?? entries.at(-1)?.sequence ?? 0;
   return {
     session,
     sessionId,
     compaction,
-    summaryMessage: compaction === undefined ? undefined : formatSummary(compaction),
+    summaryMessage: compaction === undefined ? undefined : context.messages[0],
     messages,
     sequences,
     usageFromIndex,
     storedRatio,
-    lastSequence: Math.max(lastSequence, entries.at(-1)?.sequence ?? 0),
-    problems,
+    lastSequence: context.lastSequence,
+    problems: context.problems,
   };
 }

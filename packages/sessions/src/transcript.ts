@@ -284,6 +284,7 @@ export function assembleContext(input: AssembleContextInput): SessionContext {
       firstKeptSequence: point.firstKeptSequence,
       tokensBefore: point.tokensBefore,
       tokensAfter: point.tokensAfter,
+      ...(point.details === undefined ? {} : { details: point.details }),
     };
     messages.push((input.formatSummary ?? formatCompactionSummary)(compaction));
   } else if (point !== undefined) {
@@ -294,6 +295,7 @@ export function assembleContext(input: AssembleContextInput): SessionContext {
     });
   }
   let fromSequence: number | undefined;
+  const sequences: number[] = [];
   for (const entry of input.entries) {
     if (entry.type === 'invalid') {
       problems.push({ sessionId: input.sessionId, sequence: entry.sequence, error: entry.error });
@@ -307,12 +309,14 @@ export function assembleContext(input: AssembleContextInput): SessionContext {
     if (message === undefined) continue;
     fromSequence ??= entry.sequence;
     messages.push(message);
+    sequences.push(entry.sequence);
   }
   return {
     sessionId: input.sessionId,
     messages,
     compaction,
     fromSequence: fromSequence ?? input.lastSequence + 1,
+    sequences,
     lastSequence: input.lastSequence,
     problems,
   };

@@ -336,6 +336,8 @@ export interface ContextCompaction {
   readonly firstKeptSequence: number;
   readonly tokensBefore: number;
   readonly tokensAfter: number | undefined;
+  /** What the compactor recorded with the entry, when it recorded anything. */
+  readonly details?: unknown;
 }
 
 /** The model context of a session: the latest compaction summary plus what follows it. */
@@ -345,6 +347,8 @@ export interface SessionContext {
   readonly compaction: ContextCompaction | undefined;
   /** The first sequence that contributed a message (after the summary). */
   readonly fromSequence: number;
+  /** The transcript sequence of each message after the summary, in order. */
+  readonly sequences: readonly number[];
   /** The last sequence in the transcript when the context was built. */
   readonly lastSequence: number;
   /** Entries that could not be parsed; they are left out of `messages` and listed here. */

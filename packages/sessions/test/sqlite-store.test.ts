@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import type { Message } from '@switchboard/hooks';
 import { describe, expect, it } from 'vitest';
 import {
   createSqliteSessionStore,
@@ -451,6 +452,55 @@ describe('transcripts', () => {
     expect(plainContext.compaction).toBeUndefined();
     expect(plainContext.messages).toHaveLength(2);
     expect(plainContext.fromSequence).toBe(1);
+  });
+
+  it('builds the same context turn after turn as from scratch, across compactions and a reset', async () => {
+    const stateDirectory = temporaryDirectory();
+    const store = await openStore({ stateDirectory });
+    await store.ensureSession(key, { agentId: 'main' });
+    const texts = (messages: readonly Message[]) =>
+      messages.map((message) =>
+        typeof message.content === 'string'
+          ? message.content
+          : message.content.map((block) => (block.type === 'text' ? block.text : block.type)).join(''),
+      );
+    let expected: string[] = [];
+    let sequence = 0;
+    for (let round = 1; round <= 25; round += 1) {
+      // The build is queued behind the append in the same group commit, and must see it.
+      const [, context] = await Promise.all([
+        store.appendEntries(key, [
+          { type: 'message', message: userMessage(`question ${round}`, round) },
+          { type: 'message', message: assistantMessage(`answer ${round}`, round) },
+        ]),
+        store.buildContext(key),
+      ]);
+      sequence += 2;
+      expected.push(`question ${round}`, `answer ${round}`);
+      expect(texts(context.messages)).toEqual(expected);
+      expect(context.lastSequence).toBe(sequence);
+      if (round % 10 === 0) {
+        await store.appendEntries(key, [
+          {
+            type: 'compaction',
+            summary: `summary ${round}`,
+            firstKeptSequence: sequence - 1,
+            tokensBefore: 100,
+          },
+        ]);
+        sequence += 1;
+        expected = [expect.stringContaining(`summary ${round}`) as unknown as string, ...expected.slice(-2)];
+      }
+    }
+    const incremental = await store.buildContext(key);
+    await store.close();
+    const reopened = await openStore({ stateDirectory });
+    expect(incremental).toEqual(await reopened.buildContext(key));
+
+    await reopened.resetSession(key);
+    expect((await reopened.buildContext(key)).messages).toEqual([]);
+    await reopened.appendEntries(key, [{ type: 'message', message: userMessage('fresh start') }]);
+    expect(texts((await reopened.buildContext(key)).messages)).toEqual(['fresh start']);
   });
 
   it('streams and exports a transcript as JSONL, page by page', async () => {

@@ -45,6 +45,7 @@ import {
 import { createWebChat } from '../webchat/index.ts';
 import { createChannelManager } from './channels.ts';
 import { createDirectives } from './directives.ts';
+import { startIdleHeapTrim } from './idle-heap-trim.ts';
 import { createInbound } from './inbound.ts';
 import { createGatewayLogger } from './logger.ts';
 import { createModelCatalog, defaultModelReference } from './models.ts';
@@ -339,12 +340,21 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     workspaceFor,
     isShuttingDown: () => shuttingDown,
   });
+  const heapTrim = startIdleHeapTrim({
+    isBusy: () => {
+      const stats = dispatcher?.stats();
+      return (
+        stats !== undefined && (stats.runningRuns > 0 || stats.waitingRuns > 0 || stats.queuedMessages > 0)
+      );
+    },
+  });
   dispatcher = createSessionDispatcher<TurnInput>({
     runBatch: (batch, signal) => runner.runBatch(batch, signal),
     trySteer: (run, message) => runner.trySteer(run, message),
     maxConcurrentRuns: config.agents.defaults.maxConcurrent,
     defaults: {},
     onEvent: (event) => {
+      if (event.type === 'run-end') heapTrim.noteActivity();
       if (event.type === 'dropped') {
         for (const message of event.messages) {
           void store
@@ -496,6 +506,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   try {
     address = await server.listen();
   } catch (error) {
+    heapTrim.stop();
     await store.close();
     const code = (error as NodeJS.ErrnoException).code;
     throw new ConfigError(
@@ -547,6 +558,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     close(reason = 'shutdown', graceMs = 10_000) {
       closing ??= (async () => {
         shuttingDown = true;
+        heapTrim.stop();
         const active = dispatcher;
         if (active !== undefined) {
           const drained = active.close({ abort: false });

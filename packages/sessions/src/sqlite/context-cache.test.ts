@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import type { TranscriptEntry } from '../types.ts';
+import { type CachedContext, createContextCache } from './context-cache.ts';
+
+function run(sessionId: string, count: number, compactionSequence: number | null = null): CachedContext {
+  const entries: TranscriptEntry[] = Array.from({ length: count }, (_, index) => ({
+    type: 'custom',
+    sessionId,
+    sequence: index + 1,
+    timestamp: 1,
+    customType: 'test',
+    data: index,
+  }));
+  return { sessionId, compactionSequence, compaction: undefined, start: 1, entries, lastSequence: count };
+}
+
+describe('context cache', () => {
+  it('returns a run only for the same session and compaction', () => {
+    const cache = createContextCache(100);
+    cache.set(1, run('session-a', 3));
+    expect(cache.get(1, 'session-a', null)?.lastSequence).toBe(3);
+    // Another session now owns transcript id 1 (ids can be reused after a delete).
+    expect(cache.get(1, 'session-b', null)).toBeUndefined();
+    cache.set(1, run('session-a', 3));
+    // A new compaction makes the cached run stale, and it is dropped.
+    expect(cache.get(1, 'session-a', 7)).toBeUndefined();
+    expect(cache.get(1, 'session-a', null)).toBeUndefined();
+  });
+
+  it('keeps at most the bound of entries, dropping the least recently used first', () => {
+    const cache = createContextCache(10);
+    cache.set(1, run('one', 4));
+    cache.set(2, run('two', 4));
+    expect(cache.get(1, 'one', null)).toBeDefined(); // 1 is now the most recently used
+    cache.set(3, run('three', 4)); // 12 > 10: the oldest (2) goes
+    expect(cache.get(2, 'two', null)).toBeUndefined();
+    expect(cache.get(1, 'one', null)).toBeDefined();
+    expect(cache.get(3, 'three', null)).toBeDefined();
+    // Growing a run counts against the bound too.
+    const three = cache.get(3, 'three', null)!;
+    three.entries.push(...run('three', 3).entries);
+    cache.grew(3, 3); // 4 + 7 = 11 > 10: the oldest (1) goes
+    expect(cache.get(1, 'one', null)).toBeUndefined();
+    expect(cache.get(3, 'three', null)?.entries).toHaveLength(7);
+    // A run larger than the whole bound is not kept at all.
+    cache.set(4, run('four', 11));
+    expect(cache.get(4, 'four', null)).toBeUndefined();
+    cache.clear();
+    expect(cache.get(3, 'three', null)).toBeUndefined();
+  });
+});

@@ -1,0 +1,82 @@
+import type { TranscriptEntry } from '../types.ts';
+
+/**
+ * The decoded context entries of recently used transcripts, so building a context reads and
+ * decodes only what was appended since the last build instead of the whole tail again.
+ *
+ * Entries are append-only, so a cached run of entries stays true while the transcript's
+ * latest compaction is the same one. Anything else (another compaction, a transcript that
+ * went away, a group commit that rolled back after a read saw its rows) drops the entry or
+ * the whole cache. Bounded by entry count, least recently used first out.
+ */
+export interface CachedContext {
+  readonly sessionId: string;
+  /** `last_compaction_sequence` when these entries were read (null: never compacted). */
+  readonly compactionSequence: number | null;
+  /** The decoded entry at that sequence, if any. */
+  readonly compaction: TranscriptEntry | undefined;
+  /** The first sequence the entries start from. */
+  readonly start: number;
+  /** Every entry from `start` through `lastSequence`, in order. */
+  readonly entries: TranscriptEntry[];
+  lastSequence: number;
+}
+
+export interface ContextCache {
+  /** The cached run for a transcript, if it still belongs to that session and compaction. */
+  get(transcriptId: number, sessionId: string, compactionSequence: number | null): CachedContext | undefined;
+  set(transcriptId: number, value: CachedContext): void;
+  /** Counts entries appended to a cached run (for the size bound). */
+  grew(transcriptId: number, added: number): void;
+  clear(): void;
+}
+
+export function createContextCache(maxEntries: number): ContextCache {
+  const cached = new Map<number, CachedContext>();
+  let size = 0;
+
+  function drop(transcriptId: number): void {
+    const value = cached.get(transcriptId);
+    if (value === undefined) return;
+    size -= value.entries.length;
+    cached.delete(transcriptId);
+  }
+
+  function trim(): void {
+    for (const transcriptId of cached.keys()) {
+      if (size <= maxEntries) return;
+      drop(transcriptId);
+    }
+  }
+
+  return {
+    get(transcriptId, sessionId, compactionSequence) {
+      const value = cached.get(transcriptId);
+      if (value === undefined) return undefined;
+      if (value.sessionId !== sessionId || value.compactionSequence !== compactionSequence) {
+        drop(transcriptId);
+        return undefined;
+      }
+      // Most recently used last: Map keeps insertion order.
+      cached.delete(transcriptId);
+      cached.set(transcriptId, value);
+      return value;
+    },
+    set(transcriptId, value) {
+      drop(transcriptId);
+      if (value.entries.length > maxEntries) return;
+      cached.set(transcriptId, value);
+      size += value.entries.length;
+      trim();
+    },
+    grew(transcriptId, added) {
+      if (!cached.has(transcriptId)) return;
+      size += added;
+      trim();
+    },
+    clear() {
+      cached.clear();
+      size = 0;
+    },
+  };
+}
