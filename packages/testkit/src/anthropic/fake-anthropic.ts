@@ -6,6 +6,7 @@
 // thousands of turns per second through it.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { TestkitError } from '../shared/errors.ts';
+import { addFaultRule, type FaultRuleHandle } from '../shared/fault-rule.ts';
 import { closeServer, listenOnLoopback, readBody } from '../shared/http-server.ts';
 import {
   errorBody,
@@ -104,15 +105,7 @@ export interface FaultRuleOptions {
 }
 
 /** A fault injected with `injectFault`. */
-export interface FaultRule {
-  readonly fault: FakeFault;
-  /** Requests this rule has failed so far. */
-  readonly hits: number;
-  /** Requests it will still fail. */
-  readonly remaining: number;
-  /** Stops the rule from applying to further requests. */
-  remove(): void;
-}
+export type FaultRule = FaultRuleHandle<FakeFault>;
 
 /** Options of `nextRequest` and `waitForRequests`. */
 export interface WaitOptions {
@@ -374,22 +367,7 @@ export class FakeAnthropic implements AsyncDisposable {
       match: options.match,
       endpoint,
     };
-    this.#rules.push(rule);
-    const rules = this.#rules;
-    return {
-      fault,
-      get hits() {
-        return rule.hits;
-      },
-      get remaining() {
-        return rule.remaining;
-      },
-      remove() {
-        rule.remaining = 0;
-        const index = rules.indexOf(rule);
-        if (index !== -1) rules.splice(index, 1);
-      },
-    };
+    return addFaultRule(this.#rules, rule);
   }
 
   /** Removes every injected fault (including `faultsByCredential`). */

@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { TestkitError } from '../shared/errors.ts';
+import { addFaultRule, type FaultRuleHandle } from '../shared/fault-rule.ts';
 import { closeServer, listenOnLoopback } from '../shared/http-server.ts';
 import { parseTelegramHtml } from './html.ts';
 import { multipartBoundary, parseMultipart } from './multipart.ts';
@@ -163,12 +164,7 @@ export interface TelegramFaultOptions {
 }
 
 /** A fault injected with `injectFault`. */
-export interface TelegramFaultRule {
-  readonly fault: TelegramFault;
-  readonly hits: number;
-  readonly remaining: number;
-  remove(): void;
-}
+export type TelegramFaultRule = FaultRuleHandle<TelegramFault>;
 
 /** A file the fake stores (uploaded by a user through the driver). */
 export interface StoredTelegramFile {
@@ -809,22 +805,7 @@ export class FakeTelegram implements AsyncDisposable {
         ? undefined
         : new Set(typeof options.method === 'string' ? [options.method] : options.method);
     const rule: MutableRule = { fault, methods, match: options.match, hits: 0, remaining: times };
-    this.#rules.push(rule);
-    const rules = this.#rules;
-    return {
-      fault,
-      get hits() {
-        return rule.hits;
-      },
-      get remaining() {
-        return rule.remaining;
-      },
-      remove() {
-        rule.remaining = 0;
-        const index = rules.indexOf(rule);
-        if (index !== -1) rules.splice(index, 1);
-      },
-    };
+    return addFaultRule(this.#rules, rule);
   }
 
   /** Removes every injected fault. */
