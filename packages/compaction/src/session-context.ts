@@ -67,6 +67,7 @@ export async function loadSessionContext(
   const context = await store.buildContext({ sessionId }, { formatSummary });
   const { compaction } = context;
   let storedRatio: number | undefined;
+  // Without a readable compaction entry no message carries pre-compaction usage.
   let usageBoundary = 0;
   if (compaction !== undefined) {
     const details = readCompactionDetails(compaction.details);
@@ -75,7 +76,6 @@ export async function loadSessionContext(
     usageBoundary =
       details?.keptCopied === true ? compaction.sequence + details.messagesKept : compaction.sequence;
   }
-  // With no readable compaction entry every message is newer than any compaction point.
   const messages = compaction === undefined ? context.messages : context.messages.slice(1);
   const sequences = context.sequences;
   let usageFromIndex = 0;

@@ -112,6 +112,9 @@ describe('webhook mode', () => {
     fake.setWebhookOrigin(gatewayUrl);
     fake.pushMessage({ chat: 12, text: 'try again' });
     await eventually(() => test.received.length === 1, 'the redelivered update');
+    // The update is recorded as received before the gateway's answer reaches the fake,
+    // so wait for the fake to log that second answer too.
+    await eventually(() => fake.webhookDeliveries.length === 2, 'the answer to the redelivery');
     expect(fake.webhookDeliveries.map((delivery) => delivery.status)).toEqual([500, 200]);
   });
 

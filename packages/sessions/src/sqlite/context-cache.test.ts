@@ -11,7 +11,7 @@ function run(sessionId: string, count: number, compactionSequence: number | null
     customType: 'test',
     data: index,
   }));
-  return { sessionId, compactionSequence, compaction: undefined, start: 1, entries, lastSequence: count };
+  return { sessionId, compactionSequence, compaction: undefined, entries, lastSequence: count };
 }
 
 describe('context cache', () => {

@@ -15,9 +15,7 @@ export interface CachedContext {
   readonly compactionSequence: number | null;
   /** The decoded entry at that sequence, if any. */
   readonly compaction: TranscriptEntry | undefined;
-  /** The first sequence the entries start from. */
-  readonly start: number;
-  /** Every entry from `start` through `lastSequence`, in order. */
+  /** Every entry from the context's start through `lastSequence`, in order. */
   readonly entries: TranscriptEntry[];
   lastSequence: number;
 }

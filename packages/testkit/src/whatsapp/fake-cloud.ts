@@ -7,7 +7,7 @@ import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { TestkitError } from '../shared/errors.ts';
 import { closeServer, listenOnLoopback } from '../shared/http-server.ts';
-import { type ChangeSignal, createChangeSignal } from './wait.ts';
+import { type ChangeSignal, createChangeSignal, sentLog } from './wait.ts';
 
 export interface FakeWhatsAppCloudOptions {
   readonly phoneNumberId?: string;
@@ -565,21 +565,7 @@ export function createFakeWhatsAppCloud(options: FakeWhatsAppCloudOptions = {}):
       rateLimit = { count, retryAfterSeconds };
     },
     rateLimitedSends: () => rateLimited,
-    sent(conversationId) {
-      return conversationId === undefined
-        ? [...sent]
-        : sent.filter((message) => message.conversationId === conversationId);
-    },
-    waitForSent(conversationId, count, timeoutMs = 10_000) {
-      return signal.waitFor(
-        () => {
-          const found = cloud.sent(conversationId);
-          return found.length >= count ? found : undefined;
-        },
-        timeoutMs,
-        () => `${count} message(s) sent to ${conversationId}; got ${cloud.sent(conversationId).length}`,
-      );
-    },
+    ...sentLog(sent, signal),
     reads: () => [...reads],
     uploads: () =>
       [...media.values()]

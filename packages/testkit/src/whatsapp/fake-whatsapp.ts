@@ -14,7 +14,7 @@ import { TestkitError } from '../shared/errors.ts';
 import { closeServer, listenOnLoopback } from '../shared/http-server.ts';
 import { type FakeSocketFactory, fakeSocketFactory, messageFromWire } from './fake-socket.ts';
 import type { KeyExtras, SocketFrame, WireError, WireMe, WireMessage, WorldFrame } from './protocol.ts';
-import { type ChangeSignal, createChangeSignal } from './wait.ts';
+import { type ChangeSignal, createChangeSignal, sentLog } from './wait.ts';
 
 export interface FakeWhatsAppOptions {
   /** The linked account's phone number, digits only. Default `15550009999`. */
@@ -677,21 +677,7 @@ export function createFakeWhatsApp(options: FakeWhatsAppOptions = {}): FakeWhats
         () => `link state ${JSON.stringify(world.link)}`,
       );
     },
-    sent(conversationId) {
-      return conversationId === undefined
-        ? [...sent]
-        : sent.filter((message) => message.conversationId === conversationId);
-    },
-    waitForSent(conversationId, count, timeoutMs = 10_000) {
-      return signal.waitFor(
-        () => {
-          const found = world.sent(conversationId);
-          return found.length >= count ? found : undefined;
-        },
-        timeoutMs,
-        () => `${count} message(s) sent to ${conversationId}; got ${world.sent(conversationId).length}`,
-      );
-    },
+    ...sentLog(sent, signal),
     async sentMedia(id) {
       const record = sent.find((message) => message.id === id);
       if (record === undefined)

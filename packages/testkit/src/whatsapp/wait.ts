@@ -49,3 +49,32 @@ export function createChangeSignal(): ChangeSignal {
     },
   };
 }
+
+/** `sent` and `waitForSent` over a fake's record of outgoing messages. */
+export interface SentLog<Message> {
+  sent(conversationId?: string): readonly Message[];
+  waitForSent(conversationId: string, count: number, timeoutMs?: number): Promise<readonly Message[]>;
+}
+
+export function sentLog<Message extends { readonly conversationId: string }>(
+  sent: readonly Message[],
+  signal: ChangeSignal,
+): SentLog<Message> {
+  const inConversation = (conversationId?: string): readonly Message[] =>
+    conversationId === undefined
+      ? [...sent]
+      : sent.filter((message) => message.conversationId === conversationId);
+  return {
+    sent: inConversation,
+    waitForSent(conversationId, count, timeoutMs = 10_000) {
+      return signal.waitFor(
+        () => {
+          const found = inConversation(conversationId);
+          return found.length >= count ? found : undefined;
+        },
+        timeoutMs,
+        () => `${count} message(s) sent to ${conversationId}; got ${inConversation(conversationId).length}`,
+      );
+    },
+  };
+}
