@@ -157,8 +157,9 @@ describe('hook contracts on live traffic', () => {
   });
 
   it('channel_pairing_requested fires with the code for an unknown sender', async () => {
+    const before = channel.sent.length;
     await channel.receive({ text: 'who are you', sender: { id: 'stranger' } });
-    await channel.waitForSent(channel.sent.length);
+    await channel.waitForSent(before + 1);
     const event = seen('channel_pairing_requested').at(-1)?.event;
     expect(event).toMatchObject({ channel: 'testchat', sender: { id: 'stranger' } });
     expect(String(event?.code)).toMatch(/^[A-Z2-9]{8}$/);

@@ -78,7 +78,7 @@ describe('Slack over Socket Mode', () => {
   it('leaves the envelope unacknowledged when the gateway fails, so Slack sends it again', async () => {
     let failures = 1;
     const running = await start({
-      ackTimeoutMs: 150,
+      ackTimeoutMs: 500,
       async receive() {
         if (failures > 0) {
           failures -= 1;

@@ -309,12 +309,13 @@ describe('FakeSlack', () => {
     });
 
     it('retries after a timeout with http_timeout, and redelivers on demand with the same event id', async () => {
-      await started({ http: { timeoutMs: 100, retryDelaysMs: [10] } });
+      // The retry has to finish inside the same timeout, so keep it roomy for a busy machine.
+      await started({ http: { timeoutMs: 400, retryDelaysMs: [10] } });
       let slow = true;
       const { received } = await httpApp(undefined, async () => {
         if (slow) {
           slow = false;
-          await new Promise((resolve) => setTimeout(resolve, 300));
+          await new Promise((resolve) => setTimeout(resolve, 1000));
         }
       });
       const posted = await fake.postUserMessage({ user: 'U0ALICE', channel: 'C0ROOM', text: 'slowly' });
