@@ -176,6 +176,26 @@ function processStats(pid: number): { rssMb: number; cpuMs: number } {
   return { rssMb: rssKb / 1024, cpuMs: (ticks * 1000) / 100 };
 }
 
+/** Resident memory by mapping (file name, [heap], [anon]…), largest first, in MB. */
+function residentByMapping(pid: number): string {
+  const totals = new Map<string, number>();
+  let current = '';
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const header = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (header !== null) {
+      current = header[1] === '' ? '[anonymous]' : (header[1] ?? '');
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss !== null) totals.set(current, (totals.get(current) ?? 0) + Number(rss[1]));
+  }
+  return [...totals]
+    .sort((left, right) => right[1] - left[1])
+    .slice(0, 6)
+    .map(([name, kb]) => `${name.split('/').pop()} ${(kb / 1024).toFixed(1)}`)
+    .join(', ');
+}
+
 async function memoryDetail(port: number): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(`ws://127.0.0.1:${port}`);
@@ -239,6 +259,9 @@ const pid = gateway.child.pid!;
 await new Promise((resolve) => setTimeout(resolve, 1500));
 const idle = processStats(pid);
 console.log(`RSS idle: ${idle.rssMb.toFixed(1)} MB`);
+if (process.env.BENCH_MEMORY_DETAIL !== undefined) {
+  console.log(`  resident by mapping (MB): ${residentByMapping(pid)}`);
+}
 
 const client = await connect(gateway.port);
 let sent = 0;
@@ -288,6 +311,10 @@ await Promise.all(
 sent += remaining;
 await new Promise((resolve) => setTimeout(resolve, 1500));
 console.log(`RSS after ${sent.toLocaleString('en')} messages: ${processStats(pid).rssMb.toFixed(1)} MB`);
+if (process.env.BENCH_MEMORY_DETAIL !== undefined) {
+  console.log(`  memory detail: ${JSON.stringify(await memoryDetail(gateway.port))}`);
+  console.log(`  resident by mapping (MB): ${residentByMapping(pid)}`);
+}
 // V8 gives heap back once allocation stays low for a while (its memory reducer): what a
 // gateway holds between bursts.
 await new Promise((resolve) => setTimeout(resolve, quick ? 5000 : 15_000));
@@ -295,6 +322,7 @@ console.log(`RSS ${quick ? 5 : 15} s later, idle again: ${processStats(pid).rssM
 if (process.env.BENCH_MEMORY_DETAIL !== undefined) {
   const detail = await memoryDetail(gateway.port);
   console.log(`  memory detail: ${JSON.stringify(detail)}`);
+  console.log(`  resident by mapping (MB): ${residentByMapping(pid)}`);
 }
 
 if (process.env.BENCH_HEAP_SNAPSHOT !== undefined) {

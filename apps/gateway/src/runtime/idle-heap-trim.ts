@@ -8,7 +8,11 @@ import { runInNewContext } from 'node:vm';
  * while returns it. Nothing happens while turns run, and at most once per burst.
  */
 export interface IdleHeapTrimOptions {
-  /** Quiet time before collecting (the check runs this often). Default 10 000 ms. */
+  /**
+   * Quiet time before collecting (the check runs this often, so the collection comes one to
+   * two intervals after the last turn). Default 5 000 ms: a full collection of the gateway's
+   * small live heap takes tens of milliseconds, and chat traffic pauses for longer than that.
+   */
   readonly idleMs?: number;
   /** True while anything runs or waits: never collect then. */
   readonly isBusy: () => boolean;
@@ -35,7 +39,7 @@ export function startIdleHeapTrim(options: IdleHeapTrimOptions): IdleHeapTrim {
     if (!pending || options.isBusy()) return;
     pending = false;
     collect?.();
-  }, options.idleMs ?? 10_000);
+  }, options.idleMs ?? 5000);
   timer.unref();
   return {
     noteActivity() {
