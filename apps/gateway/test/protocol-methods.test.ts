@@ -192,8 +192,22 @@ describe('protocol methods', () => {
       runtimeVersion: expect.any(String),
       runs: { running: 0, waiting: 0, queuedMessages: 0 },
       pendingInbound: 0,
+      sessions: { durability: 'normal' },
       shuttingDown: false,
     });
+  });
+
+  it('session.durability "full" opens the store with fsynced commits, and status says so', async () => {
+    const harness = await start({ config: { session: { durability: 'full' } } });
+    const client = await harness.connect();
+    const status = await client.request('status', {});
+    expect(status.payload).toMatchObject({ sessions: { durability: 'full' } });
+    const { final } = await client.requestFinal('agent', {
+      message: 'still answers',
+      idempotencyKey: 'durable-1',
+      sessionKey: 'agent:main:durable',
+    });
+    expect(final.ok).toBe(true);
   });
 
   it('send delivers through a channel once per idempotency key, and explains a missing channel', async () => {

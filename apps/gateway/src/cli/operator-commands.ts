@@ -93,12 +93,12 @@ export function formatStatus(status: Record<string, unknown>): string {
   const memory = Math.round(
     Number((status.memory as { rssBytes?: number } | undefined)?.rssBytes ?? 0) / 1_048_576,
   );
-  const sessionsInfo = status.sessions as { count?: number } | undefined;
+  const sessionsInfo = status.sessions as { count?: number; durability?: string } | undefined;
   const lines = [
     `Switchboard ${String(status.runtimeVersion)} on Node ${String(status.node)}, up ${duration(Number(status.uptimeMs))}, ${memory} MB${status.shuttingDown === true ? ' (shutting down)' : ''}`,
     `Turns: ${runs.running ?? 0} running, ${runs.waiting ?? 0} waiting for a slot, ${runs.queuedMessages ?? 0} messages queued` +
       `${Number(status.pendingInbound ?? 0) > 0 ? `, ${String(status.pendingInbound)} received and not yet answered` : ''}`,
-    `Sessions: ${sessionsInfo?.count ?? 0}`,
+    `Sessions: ${sessionsInfo?.count ?? 0}${sessionsInfo?.durability === 'full' ? ' (commits fsynced: session.durability "full")' : ''}`,
     `Channels:${channels.length === 0 ? ' none configured' : ''}`,
     ...channels.map(
       (channel) =>

@@ -44,7 +44,7 @@ describe('gateway config', () => {
   it('names the key path of every problem', () => {
     try {
       parseGatewayConfig(
-        `{ gateway: { port: 'x' }, agents: { defaults: { model: 'sonnet' } }, bindings: [{ agentId: 'a', match: {} }] }`,
+        `{ gateway: { port: 'x' }, agents: { defaults: { model: 'sonnet' } }, bindings: [{ agentId: 'a', match: {} }], session: { durability: 'fsync' } }`,
         'test.json',
         {},
       );
@@ -55,6 +55,10 @@ describe('gateway config', () => {
       expect(paths).toContain('gateway.port');
       expect(paths).toContain('agents.defaults.model');
       expect(paths.some((path) => path.startsWith('bindings[0].match'))).toBe(true);
+      expect((error as ConfigError).problems).toContainEqual({
+        path: 'session.durability',
+        message: 'expected one of "normal", "full"',
+      });
     }
   });
 

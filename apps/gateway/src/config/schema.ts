@@ -109,6 +109,12 @@ const sessionSchema = z.strictObject({
       maxEntries: z.number().int().positive().optional(),
     })
     .optional(),
+  /**
+   * When a commit counts as written (Switchboard's own key). `normal` (default): it survives a
+   * crash of the process. `full`: it is also fsynced, so it survives a power cut, at the cost
+   * of throughput. See docs/decisions/0005.
+   */
+  durability: z.enum(['normal', 'full']).optional(),
 });
 
 const queueModeSchema = z.enum(['collect', 'steer', 'followup', 'interrupt']);

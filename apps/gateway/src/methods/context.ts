@@ -1,5 +1,5 @@
 import type { HookRunner, Logger, PluginRegistry } from '@switchboard/hooks';
-import type { SessionDispatcher, SessionStore } from '@switchboard/sessions';
+import type { Durability, SessionDispatcher, SessionStore } from '@switchboard/sessions';
 import type { PairingStore } from '../access/pairing.ts';
 import type { GatewayConfig } from '../config/schema.ts';
 import type { ChannelManager } from '../runtime/channels.ts';
@@ -14,6 +14,8 @@ export interface MethodServices {
   readonly config: GatewayConfig;
   readonly configPath: string | undefined;
   readonly stateDirectory: string;
+  /** The store's commit durability (`session.durability`). */
+  readonly durability: Durability;
   readonly version: string;
   readonly startedAt: number;
   readonly store: SessionStore;

@@ -69,7 +69,12 @@ export function systemMethods(services: MethodServices): GatewayMethod[] {
           pendingInbound: unanswered.length,
           authProfiles: services.authProfilesStatus(),
           plugins: services.pluginLoadReport(),
-          sessions: { count: usage.sessions, databaseBytes: usage.databaseBytes, walBytes: usage.walBytes },
+          sessions: {
+            count: usage.sessions,
+            databaseBytes: usage.databaseBytes,
+            walBytes: usage.walBytes,
+            durability: services.durability,
+          },
           shuttingDown: services.isShuttingDown(),
         };
       },

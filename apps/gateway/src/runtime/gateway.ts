@@ -70,7 +70,7 @@ export interface StartGatewayOptions {
   readonly logger?: Logger;
   /** Plugins registered before the configured ones (tests, embedders). */
   readonly plugins?: readonly PluginDefinition[];
-  /** SQLite durability; default `normal` (commits survive a crash; see docs/decisions). */
+  /** SQLite durability; overrides `session.durability` (default `normal`; see docs/decisions). */
   readonly durability?: Durability;
   /** Replaces the model stream function (tests, benches). */
   readonly streamFn?: StreamFunction;
@@ -171,7 +171,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
 
   const store = await createSqliteSessionStore({
     stateDirectory,
-    durability: options.durability ?? 'normal',
+    durability: options.durability ?? config.session.durability ?? 'normal',
     ...(options.now === undefined ? {} : { now }),
   });
   const registry = createPluginRegistry({ logger });
@@ -384,6 +384,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     config,
     configPath: loaded.path,
     stateDirectory,
+    durability: store.durability,
     version: gatewayVersion,
     startedAt,
     store,
