@@ -341,6 +341,12 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     isShuttingDown: () => shuttingDown,
   });
   const heapTrim = startIdleHeapTrim({
+    onCollected: (report) =>
+      logger.debug('gave heap back after traffic stopped', {
+        ms: Math.round(report.durationMs),
+        heapMbBefore: Math.round(report.heapBeforeBytes / 1_048_576),
+        heapMbAfter: Math.round(report.heapAfterBytes / 1_048_576),
+      }),
     isBusy: () => {
       const stats = dispatcher?.stats();
       return (

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { startIdleHeapTrim } from './idle-heap-trim.ts';
+import { type HeapTrimReport, startIdleHeapTrim } from './idle-heap-trim.ts';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -41,13 +41,21 @@ describe('idle heap trim', () => {
     for (let index = 0; index < 200_000; index += 1) retained.push({ index, text: `garbage ${index}` });
     const before = process.memoryUsage().heapUsed; // the objects are still reachable here
     retained.length = 0;
-    vi.useFakeTimers();
-    const trim = startIdleHeapTrim({ idleMs: 10, isBusy: () => false });
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] }); // a real clock times the collection
+    const reports: HeapTrimReport[] = [];
+    const trim = startIdleHeapTrim({
+      idleMs: 10,
+      isBusy: () => false,
+      onCollected: (report) => reports.push(report),
+    });
     trim.noteActivity();
     vi.advanceTimersByTime(20);
     trim.stop();
     // 200 000 small objects are well over 5 MB.
     expect(before - process.memoryUsage().heapUsed).toBeGreaterThan(5 * 1024 * 1024);
+    expect(reports).toHaveLength(1);
+    expect(reports[0]?.durationMs).toBeGreaterThan(0);
+    expect(reports[0]!.heapAfterBytes).toBeLessThanOrEqual(reports[0]!.heapBeforeBytes);
     expect(typeof (globalThis as { gc?: unknown }).gc).toBe('undefined'); // not left on the global
   });
 });
