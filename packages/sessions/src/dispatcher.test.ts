@@ -411,7 +411,7 @@ describe('the per-session cap', () => {
     await dispatcher.whenIdle();
   });
 
-  it('summarize: drops the oldest but carries a one-line summary of each into the next turn', async () => {
+  it('summarize: takes the oldest out of the queue and carries a one-line summary of each into the next turn, which answers them', async () => {
     const { dispatcher, runs, events, timers, message } = controlled({
       defaults: { cap: 2, drop: 'summarize' },
     });
@@ -421,16 +421,20 @@ describe('the per-session cap', () => {
     dispatcher.enqueue('s', message('m3'));
     dispatcher.enqueue('s', message('m4'));
     expect(dispatcher.status('s')).toMatchObject({ queued: 2, overflowDropped: 2 });
+    // Summarized messages are not dropped: nothing reports them as such.
+    expect(events.filter((event) => event.type === 'dropped')).toEqual([]);
     expect(
-      events
-        .filter((event) => event.type === 'dropped')
-        .every((event) => event.type === 'dropped' && event.reason === 'cap-summarize'),
-    ).toBe(true);
+      events.flatMap((event) =>
+        event.type === 'summarized' ? event.messages.map((queued) => queued.id) : [],
+      ),
+    ).toEqual(['m1', 'm2']);
+    expect(dispatcher.stats().queuedMessages).toBe(4);
     runs[0]!.finish();
     await settle();
     timers.advance(1000);
     const batch = runs[1]!.batch;
     expect(batch.messages.map((queued) => queued.id)).toEqual(['m3', 'm4']);
+    expect(batch.summarized.map((queued) => queued.id)).toEqual(['m1', 'm2']);
     expect(batch.overflow).toEqual({
       dropped: 2,
       lines: ['first dropped message', `long ${'x'.repeat(154)}…`],
@@ -464,10 +468,65 @@ describe('the per-session cap', () => {
     expect(runs[1]!.batch.prompt).toBe(
       '[Queue overflow] Dropped 2 message(s) due to cap.\nSummary:\n- text of m2\n\ntext of m3',
     );
-    // At most `cap` summary lines are kept, the newest.
+    // At most `cap` summary lines are kept, the newest; the turn answers every summarized message.
     expect(runs[1]!.batch.overflow?.lines).toEqual(['text of m2']);
     expect(runs[1]!.batch.overflow?.messageIds).toEqual(['m1', 'm2']);
+    expect(runs[1]!.batch.summarized.map((queued) => queued.id)).toEqual(['m1', 'm2']);
     runs[1]!.finish();
+    await dispatcher.whenIdle();
+  });
+
+  it('summarize never carries one conversation into another: each route key gets its own summary', async () => {
+    const { dispatcher, runs, timers, message, events } = controlled({
+      defaults: { cap: 2, drop: 'summarize' },
+    });
+    dispatcher.enqueue('s', message('a0', { routeKey: 'alice' }));
+    dispatcher.enqueue('s', message('a1', { routeKey: 'alice' }));
+    dispatcher.enqueue('s', message('b1', { routeKey: 'bob' }));
+    dispatcher.enqueue('s', message('b2', { routeKey: 'bob' }));
+    dispatcher.enqueue('s', message('c1', { routeKey: 'carol' }));
+    // a1 and b1 were summarized; the queue holds b2 and c1.
+    expect(dispatcher.status('s')).toMatchObject({ queued: 2, overflowDropped: 2 });
+    runs[0]!.finish();
+    await settle();
+    timers.advance(1000);
+    // Alice has nothing left in the queue: her summarized message gets a turn of its own.
+    const aliceTurn = runs[1]!.batch;
+    expect(aliceTurn.messages.map((queued) => queued.id)).toEqual(['a1']);
+    expect(aliceTurn.prompt).toBe(
+      '[Queue overflow] Dropped 1 message(s) due to cap.\nSummary:\n- text of a1',
+    );
+    runs[1]!.finish();
+    await settle();
+    timers.advance(1000);
+    // Bob's summary rides with Bob's queued message only.
+    const bobTurn = runs[2]!.batch;
+    expect(bobTurn.messages.map((queued) => queued.id)).toEqual(['b2']);
+    expect(bobTurn.summarized.map((queued) => queued.id)).toEqual(['b1']);
+    expect(bobTurn.prompt).not.toContain('a1');
+    runs[2]!.finish();
+    await settle();
+    timers.advance(1000);
+    const carolTurn = runs[3]!.batch;
+    expect(carolTurn.messages.map((queued) => queued.id)).toEqual(['c1']);
+    expect(carolTurn.summarized).toEqual([]);
+    expect(carolTurn.prompt).toBe('text of c1');
+    runs[3]!.finish();
+    await dispatcher.whenIdle();
+    expect(events.filter((event) => event.type === 'dropped')).toEqual([]);
+  });
+
+  it('clearing the queue reports summarized messages as cleared too', async () => {
+    const { dispatcher, message, events, runs } = controlled({ defaults: { cap: 1, drop: 'summarize' } });
+    dispatcher.enqueue('s', message('m0'));
+    dispatcher.enqueue('s', message('m1'));
+    dispatcher.enqueue('s', message('m2'));
+    expect(dispatcher.abort('s')).toMatchObject({ aborted: true, cleared: 2 });
+    const cleared = events.filter((event) => event.type === 'dropped' && event.reason === 'cleared');
+    expect(
+      cleared.flatMap((event) => (event.type === 'dropped' ? event.messages.map((m) => m.id) : [])),
+    ).toEqual(['m1', 'm2']);
+    runs[0]!.finish();
     await dispatcher.whenIdle();
   });
 });

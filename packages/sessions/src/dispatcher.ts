@@ -103,6 +103,12 @@ export interface RunBatch<Payload> {
   readonly lane: string;
   /** The messages this turn answers, in arrival order. */
   readonly messages: readonly QueuedMessage<Payload>[];
+  /**
+   * Messages of the same conversation (route key) that the `summarize` policy took out of the
+   * queue and that ride in this turn as summary lines: this turn answers them too. Never
+   * messages of another route key, so no text crosses from one sender to another.
+   */
+  readonly summarized: readonly QueuedMessage<Payload>[];
   /** The user text for the model: a single message's text, or the collected/overflow shape. */
   readonly prompt: string;
   readonly overflow: OverflowSummary | undefined;
@@ -117,7 +123,7 @@ export interface ActiveRun<Payload> {
   readonly signal: AbortSignal;
 }
 
-export type DropReason = 'cap-new' | 'cap-old' | 'cap-summarize' | 'busy' | 'duplicate' | 'cleared';
+export type DropReason = 'cap-new' | 'cap-old' | 'busy' | 'duplicate' | 'cleared';
 
 export type DispatcherEvent<Payload> =
   | {
@@ -151,6 +157,15 @@ export type DispatcherEvent<Payload> =
       readonly type: 'dropped';
       readonly sessionKey: string;
       readonly reason: DropReason;
+      readonly messages: readonly QueuedMessage<Payload>[];
+    }
+  /**
+   * The `summarize` policy took these messages out of a full queue; they are not lost: they
+   * ride as summary lines in the next turn of their own conversation (`RunBatch.summarized`).
+   */
+  | {
+      readonly type: 'summarized';
+      readonly sessionKey: string;
       readonly messages: readonly QueuedMessage<Payload>[];
     }
   | {
@@ -188,7 +203,7 @@ export interface SessionDispatcherOptions<Payload> {
 export interface SessionLaneStatus {
   readonly active: { readonly runId: string; readonly phase: 'waiting' | 'running' } | undefined;
   readonly queued: number;
-  /** Messages dropped by `summarize` and not yet delivered in a turn. */
+  /** Messages taken out of the queue by `summarize` and not yet answered in a turn. */
   readonly overflowDropped: number;
 }
 
@@ -243,11 +258,19 @@ interface RunState<Payload> {
   settle(): void;
 }
 
+interface PendingOverflow<Payload> {
+  readonly lines: string[];
+  readonly messages: QueuedMessage<Payload>[];
+}
+
+const routeOf = (message: { readonly routeKey: string | undefined }): string => message.routeKey ?? '';
+
 interface SessionLane<Payload> {
   readonly key: string;
   active: RunState<Payload> | undefined;
   readonly queue: QueuedMessage<Payload>[];
-  overflow: { dropped: number; lines: string[]; messageIds: string[] } | undefined;
+  /** Summarized messages waiting for a turn, per route key (one conversation never sees another's). */
+  readonly overflow: Map<string, PendingOverflow<Payload>>;
   lastEnqueueAt: number;
   debounceMs: number;
   timer: unknown;
@@ -341,7 +364,7 @@ export function createSessionDispatcher<Payload>(
         key,
         active: undefined,
         queue: [],
-        overflow: undefined,
+        overflow: new Map(),
         lastEnqueueAt: 0,
         debounceMs: defaults.debounceMs,
         timer: undefined,
@@ -352,9 +375,15 @@ export function createSessionDispatcher<Payload>(
     return lane;
   }
 
+  function overflowCount(lane: SessionLane<Payload> | undefined): number {
+    let count = 0;
+    if (lane !== undefined) for (const pending of lane.overflow.values()) count += pending.messages.length;
+    return count;
+  }
+
   function isIdle(): boolean {
     for (const lane of lanes.values()) {
-      if (lane.active !== undefined || lane.queue.length > 0) return false;
+      if (lane.active !== undefined || lane.queue.length > 0 || lane.overflow.size > 0) return false;
     }
     return true;
   }
@@ -365,8 +394,12 @@ export function createSessionDispatcher<Payload>(
   }
 
   function forgetIfIdle(lane: SessionLane<Payload>): void {
-    if (lane.active === undefined && lane.queue.length === 0 && lane.timer === undefined) {
-      lane.overflow = undefined;
+    if (
+      lane.active === undefined &&
+      lane.queue.length === 0 &&
+      lane.overflow.size === 0 &&
+      lane.timer === undefined
+    ) {
       lane.interruptPending = false;
       lanes.delete(lane.key);
     }
@@ -376,6 +409,7 @@ export function createSessionDispatcher<Payload>(
     lane: SessionLane<Payload>,
     kind: BatchKind,
     messages: QueuedMessage<Payload>[],
+    summarized: QueuedMessage<Payload>[],
     overflow: OverflowSummary | undefined,
     prompt: string,
   ): RunState<Payload> {
@@ -387,6 +421,7 @@ export function createSessionDispatcher<Payload>(
       kind,
       lane: first.lane,
       messages,
+      summarized,
       prompt,
       overflow,
     };
@@ -494,7 +529,7 @@ export function createSessionDispatcher<Payload>(
       lane.timer = undefined;
     }
     if (closed || lane.active !== undefined) return;
-    if (lane.queue.length === 0) {
+    if (lane.queue.length === 0 && lane.overflow.size === 0) {
       forgetIfIdle(lane);
       return;
     }
@@ -513,8 +548,43 @@ export function createSessionDispatcher<Payload>(
     }, delay);
   }
 
+  /** The summary of one route key's overflow, taken out of the lane. */
+  function takeOverflow(
+    lane: SessionLane<Payload>,
+    routeKey: string,
+  ): { summary: OverflowSummary; messages: QueuedMessage<Payload>[] } | undefined {
+    const pending = lane.overflow.get(routeKey);
+    if (pending === undefined) return undefined;
+    lane.overflow.delete(routeKey);
+    return {
+      summary: {
+        dropped: pending.messages.length,
+        lines: [...pending.lines],
+        messageIds: pending.messages.map((message) => message.id),
+      },
+      messages: pending.messages,
+    };
+  }
+
   function startNext(lane: SessionLane<Payload>): void {
     const head = lane.queue[0];
+    if (!lane.interruptPending) {
+      // Summarized messages whose conversation has nothing left in the queue get a turn of
+      // their own (the summary is the prompt), before anything newer.
+      for (const routeKey of lane.overflow.keys()) {
+        if (lane.queue.some((message) => routeOf(message) === routeKey)) continue;
+        const orphan = takeOverflow(lane, routeKey)!;
+        startBatch(
+          lane,
+          'collect',
+          orphan.messages,
+          [],
+          orphan.summary,
+          formatOverflowSummary(orphan.summary),
+        );
+        return;
+      }
+    }
     if (head === undefined) return;
     let kind: BatchKind;
     let taken: QueuedMessage<Payload>[];
@@ -540,26 +610,18 @@ export function createSessionDispatcher<Payload>(
       kind = 'followup';
       taken = lane.queue.splice(0, 1);
     }
-    const overflow: OverflowSummary | undefined =
-      lane.overflow === undefined
-        ? undefined
-        : {
-            dropped: lane.overflow.dropped,
-            lines: [...lane.overflow.lines],
-            messageIds: [...lane.overflow.messageIds],
-          };
-    lane.overflow = undefined;
+    const overflow = takeOverflow(lane, routeOf(head));
     let prompt: string;
     if (kind === 'collect' && (taken.length > 1 || overflow !== undefined)) {
       prompt = formatCollectPrompt(
         taken.map((message) => message.text),
-        overflow,
+        overflow?.summary,
       );
     } else {
       const text = taken[0]!.text;
-      prompt = overflow === undefined ? text : `${formatOverflowSummary(overflow)}\n\n${text}`;
+      prompt = overflow === undefined ? text : `${formatOverflowSummary(overflow.summary)}\n\n${text}`;
     }
-    startBatch(lane, kind, taken, overflow, prompt);
+    startBatch(lane, kind, taken, overflow?.messages ?? [], overflow?.summary, prompt);
   }
 
   function addToQueue(
@@ -578,31 +640,32 @@ export function createSessionDispatcher<Payload>(
       }
       const removed = lane.queue.splice(protectedHead, excess);
       if (settings.drop === 'summarize') {
-        lane.overflow ??= { dropped: 0, lines: [], messageIds: [] };
-        lane.overflow.dropped += removed.length;
         for (const item of removed) {
-          lane.overflow.lines.push(summarizeLine(item.text));
-          lane.overflow.messageIds.push(item.id);
+          let pending = lane.overflow.get(routeOf(item));
+          if (pending === undefined) {
+            pending = { lines: [], messages: [] };
+            lane.overflow.set(routeOf(item), pending);
+          }
+          pending.lines.push(summarizeLine(item.text));
+          pending.messages.push(item);
+          if (pending.lines.length > settings.cap)
+            pending.lines.splice(0, pending.lines.length - settings.cap);
         }
-        if (lane.overflow.lines.length > settings.cap) {
-          lane.overflow.lines.splice(0, lane.overflow.lines.length - settings.cap);
-        }
+        emit({ type: 'summarized', sessionKey: lane.key, messages: removed });
+      } else {
+        emit({ type: 'dropped', sessionKey: lane.key, reason: 'cap-old', messages: removed });
       }
-      emit({
-        type: 'dropped',
-        sessionKey: lane.key,
-        reason: settings.drop === 'summarize' ? 'cap-summarize' : 'cap-old',
-        messages: removed,
-      });
     }
     lane.queue.push(message);
     return { status: 'queued', position: lane.queue.length, reason };
   }
 
   function clearQueue(lane: SessionLane<Payload>): number {
-    const cleared = lane.queue.splice(0);
-    // Summarized messages were reported as dropped when they were summarized.
-    lane.overflow = undefined;
+    const cleared = [
+      ...[...lane.overflow.values()].flatMap((pending) => pending.messages),
+      ...lane.queue.splice(0),
+    ];
+    lane.overflow.clear();
     lane.interruptPending = false;
     if (cleared.length > 0)
       emit({ type: 'dropped', sessionKey: lane.key, reason: 'cleared', messages: cleared });
@@ -644,7 +707,7 @@ export function createSessionDispatcher<Payload>(
       };
       const busy = lane.active !== undefined || lane.queue.length > 0;
       if (!busy) {
-        const run = startBatch(lane, 'immediate', [message], undefined, message.text);
+        const run = startBatch(lane, 'immediate', [message], [], undefined, message.text);
         return { status: 'started', runId: run.runId };
       }
       if (input.dropIfBusy === true) {
@@ -724,7 +787,7 @@ export function createSessionDispatcher<Payload>(
         active:
           lane?.active === undefined ? undefined : { runId: lane.active.runId, phase: lane.active.phase },
         queued: lane?.queue.length ?? 0,
-        overflowDropped: lane?.overflow?.dropped ?? 0,
+        overflowDropped: overflowCount(lane),
       };
     },
 
@@ -738,8 +801,9 @@ export function createSessionDispatcher<Payload>(
       let queuedMessages = 0;
       let busySessions = 0;
       for (const lane of lanes.values()) {
-        queuedMessages += lane.queue.length;
-        if (lane.active !== undefined || lane.queue.length > 0) busySessions += 1;
+        const summarized = overflowCount(lane);
+        queuedMessages += lane.queue.length + summarized;
+        if (lane.active !== undefined || lane.queue.length > 0 || summarized > 0) busySessions += 1;
       }
       return { runningRuns, waitingRuns, queuedMessages, busySessions };
     },
@@ -770,7 +834,8 @@ export function createSessionDispatcher<Payload>(
           running.push(active.settled);
         }
         pending.push(...lane.queue.splice(0));
-        lane.overflow = undefined;
+        for (const overflow of lane.overflow.values()) pending.push(...overflow.messages);
+        lane.overflow.clear();
       }
       await Promise.all(running);
       lanes.clear();

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -77,6 +78,41 @@ describe('single-instance lock', () => {
     const store = await openStore({ stateDirectory: directory });
     expect(store.reclaimedLock).toMatchObject({ pid: child.pid, hostname: hostname() });
     expect(store.reclaimedLock?.reason).toContain(`process ${child.pid} no longer exists`);
+  });
+
+  it('reclaims the lock at once from a SIGKILLed holder that is still a zombie (not reaped yet)', async () => {
+    const directory = temporaryDirectory();
+    // The holder's parent is `sleep`, which never reaps it: once killed it stays a zombie.
+    const fixture = join(import.meta.dirname, 'fixtures', 'hold-store.ts');
+    const parent = spawn(
+      'sh',
+      [
+        '-c',
+        `"${process.execPath}" --conditions=@switchboard/source "${fixture}" "${directory}" & echo "pid $!"; exec sleep 60`,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    children.push(parent);
+    const holder = Number((await waitForLine(parent, 'pid ')).slice(4));
+    const deadline = Date.now() + 20_000;
+    while (Date.now() < deadline) {
+      const error = await createSqliteSessionStore({ stateDirectory: directory }).then(
+        async (store) => {
+          await store.close();
+          return undefined;
+        },
+        (caught: unknown) => caught,
+      );
+      if (error !== undefined) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await lockedError(directory);
+    process.kill(holder, 'SIGKILL');
+    while (!readFileSync(`/proc/${holder}/stat`, 'utf8').includes(') Z ')) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const store = await openStore({ stateDirectory: directory });
+    expect(store.reclaimedLock?.reason).toContain(`process ${holder} no longer exists`);
   });
 
   it('a clean shutdown leaves nothing to reclaim', async () => {

@@ -78,14 +78,26 @@ export function processStartTime(pid: number): string | undefined {
   return fields[22 - 3];
 }
 
-/** Whether a process with this pid exists on this host. */
+/** The one-letter state of a process (`R`, `S`, `Z` …) from /proc, when the host has /proc. */
+export function processState(pid: number): string | undefined {
+  const stat = readTrimmed(`/proc/${pid}/stat`);
+  if (stat === undefined) return undefined;
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+}
+
+/**
+ * Whether a live process with this pid exists on this host. A zombie (state `Z`: dead, not yet
+ * reaped by its parent — the usual state of a SIGKILLed gateway for a moment) is not alive,
+ * although `kill(pid, 0)` still succeeds on it; so is `X` (dead).
+ */
 export function processExists(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  const state = processState(pid);
+  return state !== 'Z' && state !== 'X';
 }
 
 /** Why `holder` is gone, or undefined when it must be treated as alive. */
