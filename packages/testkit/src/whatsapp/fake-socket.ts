@@ -9,6 +9,9 @@
 // - `sendMessage` runs the real `generateWAMessage`, so malformed content fails as it would,
 //   and media is encrypted by Baileys and uploaded to the world's local "CDN";
 // - own sends come back as `messages.upsert` with type `append` (Baileys' `emitOwnEvents`);
+// - messages written while the device was disconnected come at the next login as one
+//   `messages.upsert` of type `append` (WhatsApp's `offline` stanzas), then
+//   `receivedPendingNotifications: true`; messages written while it is connected are `notify`;
 // - linking shows real QR payloads (`buildPairingQRData` from the credentials' keys), and a
 //   pair success updates `creds` and asks for a restart (515), as WhatsApp does.
 import { readFile } from 'node:fs/promises';
@@ -194,11 +197,12 @@ export function createFakeBaileysSocket(config: UserFacingSocketConfig, url: str
           ...(frame.me.lid ? { lid: frame.me.lid } : {}),
           ...(frame.me.name ? { name: frame.me.name } : {}),
         };
-        ev.emit('connection.update', {
-          connection: 'open',
-          receivedPendingNotifications: true,
-          isOnline: true,
-        });
+        ev.emit('connection.update', { connection: 'open', isOnline: true });
+        return;
+      case 'offline':
+        // As Baileys on `<ib><offline/></ib>`: the messages kept while this device was away
+        // have come (as an `append` upsert, before this frame).
+        ev.emit('connection.update', { receivedPendingNotifications: true });
         return;
       case 'upsert':
         ev.emit('messages.upsert', { messages: frame.messages.map(messageFromWire), type: frame.upsertType });

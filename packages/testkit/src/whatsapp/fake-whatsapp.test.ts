@@ -187,14 +187,39 @@ describe('FakeWhatsApp messages', () => {
     await expect.poll(() => viaProcess.map((entry) => entry.key?.id)).toEqual([messageId]);
   });
 
-  it('queues messages while no device is connected and delivers them on login', async () => {
+  it('keeps messages while no device is connected and delivers them on login as an append upsert, as Baileys emits offline deliveries', async () => {
     const { auth, socket } = await linked();
     await socket.end(undefined);
     await world.waitForLink((state) => !state.open);
-    await world.sendText(alice.phone, 'while offline');
+    const { messageId: first } = await world.sendText(alice.phone, 'while offline');
+    const { messageId: second } = await world.sendText(alice.phone, 'still offline');
     const again = connect(auth);
+    const order: string[] = [];
+    again.ev.on('connection.update', (update) => {
+      if (update.connection === 'open') order.push('open');
+      if (update.receivedPendingNotifications === true) order.push('received pending notifications');
+    });
+    again.ev.on('messages.upsert', ({ type }) => order.push(`upsert ${type}`));
     const upsert = next(again, 'messages.upsert');
-    expect((await upsert).messages[0]?.message?.conversation).toBe('while offline');
+    const backlog = next(
+      again,
+      'connection.update',
+      (update) => update.receivedPendingNotifications === true,
+    );
+    const { messages, type } = await upsert;
+    expect(type).toBe('append');
+    expect(
+      messages.map((message) => [message.key?.id, message.key?.fromMe, message.message?.conversation]),
+    ).toEqual([
+      [first, false, 'while offline'],
+      [second, false, 'still offline'],
+    ]);
+    await backlog;
+    expect(order).toEqual(['open', 'upsert append', 'received pending notifications']);
+    // Once connected, what people write arrives live again.
+    const live = next(again, 'messages.upsert');
+    await world.sendText(alice.phone, 'back online');
+    expect((await live).type).toBe('notify');
   });
 
   it('puts mentions, quotes and group participants where WhatsApp does', async () => {

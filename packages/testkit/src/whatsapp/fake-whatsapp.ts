@@ -106,7 +106,11 @@ export interface FakeWhatsApp {
   user(phone: string): FakeWhatsAppUser;
   /** Creates a group with the bot and these people; returns its JID (`jid` picks it). */
   createGroup(subject: string, members: readonly string[], jid?: string): string;
-  /** A person writes text (DM, or in a group). Resolves once the server accepted it. */
+  /**
+   * A person writes text (DM, or in a group). Resolves once the server accepted it. With a
+   * device connected it arrives as a `notify` upsert; otherwise WhatsApp keeps it and delivers
+   * it at the next login as an `append` upsert (an offline delivery), as Baileys emits those.
+   */
   sendText(from: string, text: string, options?: FakeWhatsAppSendOptions): Promise<{ messageId: string }>;
   /** A person sends an attachment, encrypted by Baileys and stored on the CDN. */
   sendMedia(
@@ -114,7 +118,10 @@ export interface FakeWhatsApp {
     media: FakeWhatsAppMedia,
     options?: FakeWhatsAppSendOptions,
   ): Promise<{ messageId: string }>;
-  /** Delivers an already delivered message again (same id). */
+  /**
+   * Delivers an already delivered message again (same id): live (`notify`) when a device is
+   * connected, else with the offline backlog (`append`) at the next login.
+   */
   redeliver(messageId: string): void;
   /** The phone scans the QR code being shown. */
   scanQr(): void;
@@ -227,11 +234,24 @@ export function createFakeWhatsApp(options: FakeWhatsAppOptions = {}): FakeWhats
     );
   const linkingConnection = () => [...connections].find((connection) => connection.state === 'linking');
 
+  // Delivers what is queued to the open connection. A message written while a device is
+  // connected reaches it live: Baileys emits it as a `notify` upsert.
   const flush = () => {
     const open = openConnection();
     if (open === undefined || queue.length === 0 || open.socket.readyState !== open.socket.OPEN) return;
     const messages = queue.splice(0, queue.length);
     send(open, { type: 'upsert', upsertType: 'notify', messages });
+  };
+
+  // Right after a login: what was written while no device was connected. WhatsApp sends those
+  // stanzas marked `offline`, and Baileys 7 emits them as `append` upserts (messages-recv.js,
+  // `upsertMessage(msg, node.attrs.offline ? 'append' : 'notify')`), buffered into one upsert
+  // until the server's `<ib><offline count=…/></ib>` says the backlog is done, at which point
+  // it flushes and reports `receivedPendingNotifications: true` (socket.js).
+  const flushOffline = (connection: Connection) => {
+    const messages = queue.splice(0, queue.length);
+    if (messages.length > 0) send(connection, { type: 'upsert', upsertType: 'append', messages });
+    send(connection, { type: 'offline', count: messages.length });
   };
 
   const deliver = (wire: WireMessage) => {
@@ -302,8 +322,8 @@ export function createFakeWhatsApp(options: FakeWhatsAppOptions = {}): FakeWhats
     connection.state = 'open';
     logins += 1;
     send(connection, { type: 'open', me: linkedMe });
+    flushOffline(connection);
     signal.notify();
-    flush();
   };
 
   const conversationOf = (jid: string): string => {

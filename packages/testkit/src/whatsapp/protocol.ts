@@ -55,6 +55,8 @@ export type WorldFrame =
       readonly upsertType: 'notify' | 'append';
       readonly messages: readonly WireMessage[];
     }
+  /** The offline backlog (sent after `open`) is delivered: `count` stanzas. */
+  | { readonly type: 'offline'; readonly count: number }
   | { readonly type: 'close'; readonly error: WireError };
 
 /** Creates an error shaped like a `@hapi/boom` Boom, which is what Baileys throws and emits. */

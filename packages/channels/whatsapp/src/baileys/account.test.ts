@@ -177,6 +177,45 @@ describe('inbound', () => {
     expect(received).toHaveLength(1);
   });
 
+  it('takes in what people wrote while the account was down (offline deliveries: append upserts) and marks it read, still ignoring its own sends', async () => {
+    const first = await startAccount();
+    // Own sends come back as append upserts too (emitOwnEvents), before and after the restart.
+    await first.account.send(text(alice.id, 'sent before going down'));
+    await world.waitForSent(alice.id, 1);
+    await first.account.stop();
+    await world.waitForLink((state) => !state.open);
+    const group = world.createGroup('Team chat', [alice.phone, bob.phone]);
+    const { messageId: fromAlice } = await world.sendText(alice.phone, 'written while you were down');
+    const { messageId: fromBob } = await world.sendText(bob.phone, 'anyone there?', {
+      group,
+      mentionBot: true,
+    });
+
+    const channel = createWhatsAppChannel({ makeSocket: world.makeSocket, printQr: () => {} });
+    const again = createTestContext(channel, { transport: 'baileys', dmPolicy: 'open' });
+    const account = await channel.start({ ...again.context, dataDirectory: first.test.dataDirectory });
+    open.push({ test: again, account });
+    const received = await again.waitForReceived(2);
+    expect(received.map((message) => [message.messageId, message.chatType, message.text])).toEqual([
+      [fromAlice, 'direct', 'written while you were down'],
+      [fromBob, 'group', '@15550009999 anyone there?'],
+    ]);
+    expect(received[0]).toMatchObject({ sender: { id: alice.id, name: 'Alice' } });
+    expect(received[1]).toMatchObject({ wasMentioned: true, peer: { kind: 'group', id: group } });
+    await expect.poll(() => world.readReceipts().map((key) => key.id)).toEqual([fromAlice, fromBob]);
+
+    await account.send(text(alice.id, 'sorry, I was away'));
+    const { messageId: live } = await world.sendText(alice.phone, 'no problem');
+    await again.waitForReceived(3);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(again.received.map((message) => message.messageId)).toEqual([fromAlice, fromBob, live]);
+    expect(first.test.received).toEqual([]);
+    expect(world.sent(alice.id).map((message) => message.text)).toEqual([
+      'sent before going down',
+      'sorry, I was away',
+    ]);
+  });
+
   it('sets wasMentioned in groups from mentionedJid (the bot LID) and from replies to the bot', async () => {
     const { test, account } = await startAccount();
     const group = world.createGroup('Team chat', [alice.phone, bob.phone]);

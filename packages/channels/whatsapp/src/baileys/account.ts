@@ -14,6 +14,7 @@ import type {
 import {
   type AnyMessageContent,
   downloadMediaMessage,
+  getHistoryMsg,
   makeCacheableSignalKeyStore,
   type WAMessage,
   type WAMessageKey,
@@ -271,9 +272,8 @@ export async function startBaileysAccount(
 
   const onSocket = (socket: WhatsAppSocket) => {
     const onUpsert = ({ messages, type }: { messages: WAMessage[]; type: string }) => {
-      // Only live messages: `append` is history and this account's own sends (emitOwnEvents).
-      if (type !== 'notify') return;
       for (const message of messages) {
+        if (!isWrittenToUs(message, type)) continue;
         processing = processing.then(() =>
           handleMessage(message, socket).catch((error: unknown) => {
             logger.error('could not handle a WhatsApp message', {
@@ -539,6 +539,34 @@ export async function startBaileysAccount(
       status.set({ state: 'stopped' });
     },
   };
+}
+
+/**
+ * Whether a `messages.upsert` message is one a person wrote to this account, to be taken in.
+ * What Baileys 7 (7.0.0-rc14) puts in `messages.upsert`, by `type` (files under `baileys/lib`):
+ * - `notify`: a message received while the connection was online (`Socket/messages-recv.js`,
+ *   `handleMessage`: `upsertMessage(msg, node.attrs.offline ? 'append' : 'notify')`), and a
+ *   placeholder resend from the phone (`Utils/process-message.js`, with `requestId`).
+ * - `append` with `key.fromMe` false: a message WhatsApp queued while this device was
+ *   disconnected (the gateway was down or reconnecting). The server marks those stanzas
+ *   `offline`; Baileys processes them in order (`makeOfflineNodeProcessor`), has already sent
+ *   the delivery receipt before the upsert, and will never see them again: they must be taken
+ *   in like `notify` ones (the gateway journal dedupes by message id either way).
+ *   Notifications turned into stubs (group changes, missed calls) and plaintext newsletter
+ *   posts are `append` with `fromMe` false too; `convertInbound` skips them (no text content,
+ *   `@newsletter`).
+ * - `append` with `key.fromMe` true: this account's own sends, re-emitted by `emitOwnEvents`
+ *   (on by default; `Socket/messages-send.js`, `sendMessage`), and messages the phone sent
+ *   while this device was offline. Skipped.
+ * - History sync never arrives as an upsert: it is `messaging-history.set`
+ *   (`Utils/process-message.js`), turned off here by `shouldSyncHistoryMessage: () => false`.
+ *   Its notification is a `protocolMessage` from the phone (`fromMe`), skipped all the same.
+ */
+function isWrittenToUs(message: WAMessage, type: string): boolean {
+  if (type !== 'notify' && type !== 'append') return false;
+  if (message.key.fromMe === true) return false;
+  const content = message.message;
+  return content === undefined || content === null || !getHistoryMsg(content);
 }
 
 function formatPairingCode(code: string): string {
