@@ -272,6 +272,7 @@ describe('WebChat in headless Chromium', () => {
     mkdirSync(join(repositoryRoot, 'test-artifacts'), { recursive: true });
     await page.locator('#input').fill('Thanks! Can you also explain inodes?');
     await page.setViewportSize({ width: 1280, height: 960 }); // the whole conversation, for the README
+    await page.mouse.move(0, 0); // no hover highlight in the picture
     await page.screenshot({ path: screenshotPath });
 
     // Loaded again from history, the failed turn still says what happened.

@@ -3,7 +3,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BrowserContext, chromium } from 'playwright-core';
+import { type Browser, type BrowserContext, type BrowserContextOptions, chromium } from 'playwright-core';
 
 /** Where Chromium is expected; `SWITCHBOARD_CHROMIUM` overrides it. */
 export const chromiumPath: string = process.env.SWITCHBOARD_CHROMIUM ?? '/usr/bin/chromium';
@@ -57,5 +57,37 @@ export async function launchChromium(
       await context.close();
       rmSync(profile, { recursive: true, force: true });
     },
+  };
+}
+
+/** The settings every test context shares: 1:1 pixels, light colours, no motion. */
+const contextDefaults: BrowserContextOptions = {
+  viewport: { width: 1280, height: 880 },
+  deviceScaleFactor: 1,
+  colorScheme: 'light',
+  reducedMotion: 'reduce',
+};
+
+export interface ChromiumBrowser {
+  readonly browser: Browser;
+  /** A fresh, isolated context: its own local storage, cookies and cache. */
+  newContext(options?: BrowserContextOptions): Promise<BrowserContext>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts headless Chromium for tests that need several independent browsers (one process,
+ * one isolated context each, like separate browser profiles).
+ */
+export async function launchChromiumBrowser(): Promise<ChromiumBrowser> {
+  const browser = await chromium.launch({
+    executablePath: requireChromium(),
+    headless: true,
+    args: [...chromiumArguments],
+  });
+  return {
+    browser,
+    newContext: (options = {}) => browser.newContext({ ...contextDefaults, ...options }),
+    close: () => browser.close(),
   };
 }

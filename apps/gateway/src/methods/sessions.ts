@@ -27,7 +27,13 @@ function row(entry: SessionEntry, activeRunIds: readonly string[]): Record<strin
   };
 }
 
-/** `sessions.list`, `sessions.reset`, `sessions.delete`, `sessions.compact`, plus `sessions.export`. */
+/** Longest session label `sessions.patch` stores, after trimming (as OpenClaw's gateway). */
+export const sessionLabelMaxLength = 64;
+
+/**
+ * `sessions.list`, `sessions.patch` (the label), `sessions.reset`, `sessions.delete`,
+ * `sessions.compact`, plus `sessions.export`.
+ */
 export function sessionMethods(services: MethodServices): GatewayMethod[] {
   const resolve = (key: string, agentId?: string) => services.inbound.resolveSession(key, agentId);
   return [
@@ -70,6 +76,42 @@ export function sessionMethods(services: MethodServices): GatewayMethod[] {
           hasMore: page.hasMore,
           nextOffset: page.hasMore ? (params.offset ?? 0) + sessions.length : null,
           sessions,
+        };
+      },
+    }),
+    defineMethod({
+      // OpenClaw's sessions.patch takes more fields (thinkingLevel, model, …); only the label
+      // is supported here, and any other field is refused rather than silently ignored.
+      name: 'sessions.patch',
+      scope: 'operator.write',
+      params: z.strictObject({
+        key: z.string().min(1),
+        agentId: z.string().optional(),
+        /** A name for the session (WebChat shows it as the chat title); `null` clears it. */
+        label: z
+          .string()
+          .trim()
+          .min(1, 'label must not be empty (send null to clear it)')
+          .max(sessionLabelMaxLength, `label must be at most ${sessionLabelMaxLength} characters`)
+          .nullable()
+          .optional(),
+      }),
+      async handle(params) {
+        const { sessionKey } = resolve(params.key, params.agentId);
+        if ((await services.store.getSession(sessionKey)) === undefined)
+          throw new GatewayError('NOT_FOUND', `session ${sessionKey} does not exist`);
+        const entry = await services.store.patchSession(
+          sessionKey,
+          params.label === undefined ? {} : { label: params.label },
+        );
+        return {
+          ok: true,
+          path: services.store.location,
+          key: sessionKey,
+          entry: row(
+            entry,
+            services.runs.activeForSession(sessionKey).map((run) => run.runId),
+          ),
         };
       },
     }),

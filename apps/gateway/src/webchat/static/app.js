@@ -7,7 +7,9 @@ import { parseMarkdown, safeUrl, textOf } from './markdown.js';
 
 const tokenKey = 'switchboard.webchat.token';
 const sessionKey = 'switchboard.webchat.session';
+/** Titles waiting to be stored on the gateway as session labels (the session may not exist yet). */
 const titlesKey = 'switchboard.webchat.titles';
+const labelMaxLength = 64;
 
 /** @param {string} id */
 const byId = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
@@ -21,9 +23,13 @@ const ui = {
   forget: byId('forget'),
   menu: byId('menu'),
   title: byId('session-title'),
+  titleInput: /** @type {HTMLInputElement} */ (byId('title-input')),
+  rename: byId('rename'),
   meta: byId('session-meta'),
   banner: byId('banner'),
   messages: byId('messages'),
+  jump: byId('jump'),
+  backdrop: byId('backdrop'),
   composer: /** @type {HTMLFormElement} */ (byId('composer')),
   input: /** @type {HTMLTextAreaElement} */ (byId('input')),
   send: /** @type {HTMLButtonElement} */ (byId('send')),
@@ -94,14 +100,21 @@ function readTitles() {
   }
 }
 
-/** @param {string} key @param {string} title */
-function rememberTitle(key, title) {
+/** @param {string} key @param {string | undefined} title */
+function setPendingTitle(key, title) {
   const titles = readTitles();
-  if (titles[key] !== undefined) return;
-  titles[key] = title;
+  if (title === undefined) delete titles[key];
+  else titles[key] = title;
   const keys = Object.keys(titles);
   for (const old of keys.slice(0, Math.max(0, keys.length - 200))) delete titles[old];
-  localStorage.setItem(titlesKey, JSON.stringify(titles));
+  if (keys.length === 0) localStorage.removeItem(titlesKey);
+  else localStorage.setItem(titlesKey, JSON.stringify(titles));
+}
+
+/** One line, at most the gateway's label length. @param {string} text @param {number} [limit] */
+function titleFrom(text, limit = labelMaxLength) {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > limit ? `${line.slice(0, limit - 1)}…` : line;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -412,6 +425,7 @@ async function refreshSessions() {
       if (runs.size > 0) state.activeRuns.set(row.key, runs);
       else state.activeRuns.delete(row.key);
     }
+    syncTitles();
     if (state.sessionKey !== undefined) {
       updateComposer();
       // A message that never got a reply event (merged into another run, or dropped from the
@@ -432,10 +446,48 @@ function refreshSessionsSoon() {
   state.sessionsTimer = setTimeout(() => void refreshSessions(), 250);
 }
 
+/** Keys whose label is being written right now. @type {Set<string>} */
+const labelWrites = new Set();
+
+/**
+ * Stores titles chosen here (the first message, a rename, or one kept by an older version of
+ * this page) as labels on the gateway once their session exists there, so every browser
+ * shows them. A label the gateway already has wins over a title not stored yet.
+ */
+function syncTitles() {
+  const pending = readTitles();
+  for (const row of state.sessions) {
+    const title = pending[row.key];
+    if (title === undefined || labelWrites.has(row.key)) continue;
+    if (row.label) setPendingTitle(row.key, undefined);
+    else void saveLabel(row.key, title);
+  }
+}
+
+/** @param {string} key @param {string | null} label */
+async function saveLabel(key, label) {
+  labelWrites.add(key);
+  try {
+    const result = await request('sessions.patch', { key, label });
+    const index = state.sessions.findIndex((row) => row.key === key);
+    if (index >= 0 && result?.entry) state.sessions[index] = result.entry;
+    setPendingTitle(key, undefined);
+  } catch (error) {
+    // Offline: the title stays waiting and is stored after the next connect.
+    if (!(error instanceof GatewayClosedError)) {
+      setPendingTitle(key, undefined);
+      setBanner(`Could not rename this chat: ${String(error.message)}`, 'error');
+    }
+  } finally {
+    labelWrites.delete(key);
+  }
+  renderSessions();
+}
+
 /** @param {string} key @param {any} [row] */
 function sessionTitle(key, row) {
-  const remembered = readTitles()[key];
-  if (remembered !== undefined) return remembered;
+  const waiting = readTitles()[key];
+  if (waiting !== undefined) return waiting;
   if (row?.label) return String(row.label);
   if (row?.displayName) return String(row.displayName);
   const rest = key.split(':').slice(2).join(':');
@@ -521,7 +573,7 @@ ui.sessions.addEventListener('click', (event) => {
   );
   const key = button?.dataset.key;
   if (key === undefined) return;
-  ui.app.classList.remove('sidebar-open');
+  setDrawer(false);
   void selectSession(key);
 });
 
@@ -529,14 +581,56 @@ ui.newChat.addEventListener('click', () => {
   const suffix = `${Date.now().toString(36)}${randomId().slice(0, 4)}`.toLowerCase();
   const key = `agent:${state.defaultAgentId}:webchat-${suffix}`;
   state.draftSessions.add(key);
-  ui.app.classList.remove('sidebar-open');
+  setDrawer(false);
   void selectSession(key);
   ui.input.focus();
 });
 
-ui.menu.addEventListener('click', () => {
-  const open = ui.app.classList.toggle('sidebar-open');
+/** Opens or closes the session drawer (small screens). @param {boolean} open */
+function setDrawer(open) {
+  ui.app.classList.toggle('sidebar-open', open);
   ui.menu.setAttribute('aria-expanded', String(open));
+}
+
+ui.menu.addEventListener('click', () => setDrawer(!ui.app.classList.contains('sidebar-open')));
+ui.backdrop.addEventListener('click', () => setDrawer(false));
+document.addEventListener('keydown', (event) => {
+  if (event.key === 'Escape' && ui.app.classList.contains('sidebar-open')) setDrawer(false);
+});
+
+function startRename() {
+  if (state.sessionKey === undefined) return;
+  ui.titleInput.value = ui.title.textContent ?? '';
+  ui.title.hidden = true;
+  ui.rename.hidden = true;
+  ui.titleInput.hidden = false;
+  ui.titleInput.focus();
+  ui.titleInput.select();
+}
+
+/** An empty title clears the label. @param {boolean} save */
+function finishRename(save) {
+  if (ui.titleInput.hidden) return;
+  ui.titleInput.hidden = true;
+  ui.title.hidden = false;
+  ui.rename.hidden = false;
+  const key = state.sessionKey;
+  const title = titleFrom(ui.titleInput.value);
+  if (!save || key === undefined || title === ui.title.textContent) return;
+  setPendingTitle(key, title === '' ? undefined : title);
+  // A session the gateway does not have yet gets its label once it does (syncTitles).
+  if (state.sessions.some((row) => row.key === key)) void saveLabel(key, title === '' ? null : title);
+  renderSessions();
+}
+
+ui.rename.addEventListener('click', startRename);
+ui.title.addEventListener('dblclick', startRename);
+ui.titleInput.addEventListener('blur', () => finishRename(true));
+ui.titleInput.addEventListener('keydown', (event) => {
+  if (event.key === 'Enter' && !event.isComposing) {
+    event.preventDefault();
+    finishRename(true);
+  } else if (event.key === 'Escape') finishRename(false);
 });
 
 /** @param {string} key */
@@ -546,6 +640,7 @@ async function selectSession(key) {
   state.turns.clear();
   renderSessions();
   ui.messages.replaceChildren();
+  updateJump();
   updateComposer();
   const ticket = ++state.historyRequest;
   if (state.draftSessions.has(key)) {
@@ -727,9 +822,11 @@ function scheduleRender() {
 }
 
 function flushRenders() {
+  // Whoever was at the bottom stays there, however much text arrived; others get the jump control.
   const stick = nearBottom();
   for (const turn of state.turns.values()) if (turn.dirty) renderTurn(turn);
-  if (stick) scrollToBottom(false);
+  if (stick) scrollToBottom(true);
+  updateJump();
 }
 
 /** @param {ToolView} tool */
@@ -779,9 +876,9 @@ function renderTurn(turn) {
   if (working && turn.text === '' && turn.tools.size === 0)
     content.append(
       h('span', { className: 'typing', attrs: { 'aria-label': 'The agent is working' } }, [
-        h('i'),
-        h('i'),
-        h('i'),
+        h('i', { className: 'dot' }),
+        h('i', { className: 'dot' }),
+        h('i', { className: 'dot' }),
       ]),
     );
   else if (working) content.append(h('span', { className: 'caret' }));
@@ -811,7 +908,17 @@ function nearBottom() {
 /** @param {boolean} force */
 function scrollToBottom(force) {
   if (force || nearBottom()) ui.messages.scrollTop = ui.messages.scrollHeight;
+  updateJump();
 }
+
+/** Shows "jump to newest" while the newest text is below the view. */
+function updateJump() {
+  ui.jump.hidden = nearBottom();
+}
+
+ui.messages.addEventListener('scroll', updateJump, { passive: true });
+addEventListener('resize', updateJump);
+ui.jump.addEventListener('click', () => scrollToBottom(true));
 
 // ---------------------------------------------------------------------------------------
 // Events from the gateway
@@ -941,8 +1048,16 @@ async function send() {
   if (text === '' || key === undefined || state.connection === undefined) return;
   ui.input.value = '';
   autosize();
-  if (state.draftSessions.has(key) || sessionTitle(key).startsWith('New chat'))
-    rememberTitle(key, text.length > 48 ? `${text.slice(0, 47)}…` : text);
+  // A new chat is titled after its first message; the gateway stores it as the label.
+  const row = state.sessions.find((entry) => entry.key === key);
+  if (
+    !row?.label &&
+    readTitles()[key] === undefined &&
+    (state.draftSessions.has(key) || sessionTitle(key, row) === 'New chat')
+  ) {
+    setPendingTitle(key, titleFrom(text, 48));
+    renderSessions();
+  }
   appendUser(text, Date.now());
   const runId = randomId();
   const turn = createTurn(runId, true);
