@@ -190,20 +190,21 @@ async function runGateway(values: ParsedCommand['values'], io: CliIo): Promise<n
   io.out(`Switchboard ${gatewayVersion} is listening on ${handle.url}\n`);
   io.out(`WebChat: ${handle.httpUrl}/\n`);
   if (handle.tokenPath !== undefined) io.out(`Token: ${handle.tokenPath}\n`);
-  await new Promise<void>((resolve) => {
-    let stopping = false;
-    const stop = (signal: NodeJS.Signals) => {
-      if (stopping) {
-        process.exit(exitCodes.failed);
-      }
-      stopping = true;
-      io.error(`received ${signal}, shutting down (send again to force)\n`);
-      void handle.close('shutdown').then(resolve);
-    };
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
+  // A gateway outlives its terminal: a closed stdout or stderr must not crash it mid-shutdown.
+  const ignoreBrokenOutput = () => {};
+  process.stdout.on('error', ignoreBrokenOutput);
+  process.stderr.on('error', ignoreBrokenOutput);
+  const { runInForeground, watchesParent } = await import('./foreground.ts');
+  const outcome = await runInForeground({
+    close: () => handle.close('shutdown'),
+    report: (line) => io.error(`${line}\n`),
+    forceExit: () => process.exit(exitCodes.failed),
+    signals: process,
+    now: Date.now,
+    ...(watchesParent(io.environment) ? { parentProcessId: () => process.ppid } : {}),
   });
-  return exitCodes.ok;
+  // 0 after a graceful shutdown, whatever asked for it (docs/decisions/0009-start-path-and-signals.md).
+  return outcome.clean ? exitCodes.ok : exitCodes.failed;
 }
 
 async function agent(values: ParsedCommand['values'], io: CliIo): Promise<number> {

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -16,6 +16,26 @@ describe('state directory and token', () => {
   it('uses SWITCHBOARD_STATE_DIR when set, else ~/.switchboard', () => {
     expect(resolveStateDirectory({ SWITCHBOARD_STATE_DIR: '/srv/sb' })).toBe('/srv/sb');
     expect(resolveStateDirectory({})).toMatch(/\.switchboard$/);
+  });
+
+  it('checks the state directory is writable and leaves no probe file behind', () => {
+    const directory = join(temporary(), 'nested', 'state');
+    ensureStateDirectory(directory);
+    expect(statSync(directory).mode & 0o777).toBe(0o700);
+    expect(readdirSync(directory)).toEqual([]);
+    // The probe file earlier versions left behind is cleaned up; other files are kept.
+    writeFileSync(join(directory, '.write-test'), '');
+    writeFileSync(join(directory, 'switchboard.json'), '{}');
+    ensureStateDirectory(directory);
+    expect(readdirSync(directory)).toEqual(['switchboard.json']);
+  });
+
+  it('refuses a state directory that cannot be created, naming it', () => {
+    const file = join(temporary(), 'a-file');
+    writeFileSync(file, '');
+    expect(() => ensureStateDirectory(join(file, 'state'))).toThrow(
+      expect.objectContaining({ code: 'STATE_DIR_UNUSABLE', message: expect.stringContaining(file) }),
+    );
   });
 
   it('generates a token once, stores it with mode 0600, and reuses it', () => {

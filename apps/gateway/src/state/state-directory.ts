@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ConfigError } from '../config/errors.ts';
@@ -17,13 +17,23 @@ export function expandHome(path: string): string {
   return path;
 }
 
-/** Creates the state directory (mode 0700) if needed and checks it is writable. */
+/** The probe file earlier versions left in the state directory; removed when seen. */
+const legacyProbeName = '.write-test';
+
+/**
+ * Creates the state directory (mode 0700) if needed and checks it is writable by writing a
+ * probe file with a unique name, which it removes again: nothing is left behind.
+ */
 export function ensureStateDirectory(directory: string): void {
   try {
     mkdirSync(directory, { recursive: true, mode: 0o700 });
-    const probe = join(directory, '.write-test');
-    writeFileSync(probe, '');
-    chmodSync(probe, 0o600);
+    const probe = join(directory, `.write-probe-${process.pid}-${randomBytes(4).toString('hex')}`);
+    try {
+      writeFileSync(probe, '', { flag: 'wx', mode: 0o600 });
+    } finally {
+      rmSync(probe, { force: true });
+    }
+    rmSync(join(directory, legacyProbeName), { force: true });
   } catch (error) {
     throw new ConfigError(
       'STATE_DIR_UNUSABLE',
