@@ -51,6 +51,8 @@ beforeAll(async () => {
       auth: {
         profiles: { 'anthropic:main': { provider: 'anthropic', mode: 'api_key', apiKey: 'test-key' } },
       },
+      // Rate limits fail the turn at once (no wait inside the run), so the error is shown.
+      agents: { defaults: { model: 'anthropic/claude-sonnet-4-6', rateLimitMaxWaitSeconds: 0 } },
     },
   });
   browser = await launchChromium();

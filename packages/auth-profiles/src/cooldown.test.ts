@@ -42,11 +42,27 @@ describe('windowDurationMs', () => {
     expect(windowDurationMs('model_not_found', 1, settings)).toBe(10 * s);
   });
 
-  it("lengthens but never shortens a rate-limit window with the provider's retry-after, capped at 24 h", () => {
-    expect(windowDurationMs('rate_limit', 1, settings, { retryAfterMs: 1 * s })).toBe(10 * s);
+  it("uses exactly the provider's retry-after for rate limits and overload, at every step, capped at 24 h", () => {
+    expect(windowDurationMs('rate_limit', 1, settings, { retryAfterMs: 1 * s })).toBe(1 * s);
+    expect(windowDurationMs('rate_limit', 3, settings, { retryAfterMs: 1 * s })).toBe(1 * s);
+    expect(windowDurationMs('overloaded', 1, settings, { retryAfterMs: 2 * s })).toBe(2 * s);
     expect(windowDurationMs('rate_limit', 1, settings, { retryAfterMs: 90 * s })).toBe(90 * s);
     expect(windowDurationMs('rate_limit', 1, settings, { retryAfterMs: 7 * 24 * h })).toBe(24 * h);
+    // retry-after: 0 still opens a (1 ms) window, so a run waits for it rather than giving up.
+    expect(windowDurationMs('rate_limit', 1, settings, { retryAfterMs: 0 })).toBe(1);
+    // Without a retry-after the escalating schedule; other reasons ignore a retry-after.
+    expect(windowDurationMs('rate_limit', 2, settings)).toBe(60 * s);
     expect(windowDurationMs('unknown', 1, settings, { retryAfterMs: 90 * s })).toBe(10 * s);
+  });
+
+  it('a first 429 with retry-after 1 s blocks the key for 1 s, not 10 s', () => {
+    const { state, window } = fail(emptyProfileState(), 'rate_limit', 0, sonnet, 1 * s);
+    expect(window).toMatchObject({ until: 1 * s, step: 1, opened: true });
+    expect(isUsableFor(state, sonnet, 1 * s - 1)).toBe(false);
+    expect(isUsableFor(state, sonnet, 1 * s)).toBe(true);
+    // Right after, a 429 without a retry-after escalates along the schedule (step 2: 60 s).
+    const again = fail(state, 'rate_limit', 1 * s, sonnet);
+    expect(again.window).toMatchObject({ until: 61 * s, step: 2 });
   });
 
   it('doubles billing from 5 h up to 24 h, with a per-provider base', () => {

@@ -60,15 +60,17 @@ export interface FailureFacts {
   readonly model: string;
   readonly provider: string;
   readonly now: number;
-  /** What the provider asked for (retry-after); lengthens, never shortens, a rate-limit or overload window. */
+  /** What the provider asked for (retry-after); sets the length of a rate-limit or overload window. */
   readonly retryAfterMs?: number | undefined;
 }
 
 /**
  * The length of the window the `step`-th consecutive failure opens:
- * - transient reasons: the schedule (10 s, 60 s, 300 s by default; the last entry repeats),
- *   or the provider's retry-after for rate limits and overload when that is longer (capped
- *   at the billing maximum, 24 h by default);
+ * - rate limits and overload with a retry-after: exactly what the provider asked for (at
+ *   least 1 ms, at most the billing maximum, 24 h by default), at every step: a key is never
+ *   blocked longer than the provider said;
+ * - other transient reasons, and rate limits and overload without a retry-after: the
+ *   escalating schedule (10 s, 60 s, 300 s by default; the last entry repeats);
  * - billing: base (per provider when configured) doubling per step up to the maximum;
  * - auth / auth_permanent: the same doubling with their own base and maximum.
  * The exponent is capped at 10.
@@ -96,13 +98,18 @@ export function windowDurationMs(
         Math.max(settings.authPermanentBaseMs, settings.authPermanentMaxMs),
       );
     default: {
+      const asked = options.retryAfterMs;
+      if (
+        (reason === 'rate_limit' || reason === 'overloaded') &&
+        asked !== undefined &&
+        !Number.isNaN(asked)
+      ) {
+        // At least 1 ms: a retry-after of 0 still opens a window, so a run waits for it
+        // (briefly) instead of taking the key for usable and giving up.
+        return Math.min(Math.max(1, asked), settings.billingMaxMs);
+      }
       const schedule = settings.scheduleMs;
-      const scheduled = schedule[Math.min(index, schedule.length - 1)] ?? 0;
-      const asked =
-        (reason === 'rate_limit' || reason === 'overloaded') && options.retryAfterMs !== undefined
-          ? Math.min(options.retryAfterMs, settings.billingMaxMs)
-          : 0;
-      return Math.max(scheduled, asked);
+      return schedule[Math.min(index, schedule.length - 1)] ?? 0;
     }
   }
 }

@@ -20,13 +20,13 @@ export const authProfilesErrorCodes: Readonly<Record<AuthProfilesErrorCode, stri
   AUTH_PROFILES_INVALID_CONFIG:
     'The auth part of the config (auth.profiles, auth.order, auth.cooldowns) does not have the expected shape; the message names each key path and what was expected there.',
   AUTH_PROFILES_INVALID_REQUEST:
-    'runWithFailover was called with unusable input (an empty or malformed model reference, a bad maxAttempts); the message names the field.',
+    'runWithFailover was called with unusable input (an empty or malformed model reference, a bad maxAttempts or maxWaitMs); the message names the field.',
   AUTH_PROFILES_INVALID_CREDENTIAL:
     'A credential given to putCredential is unusable (no provider, a mode other than api_key or token, an empty secret); the message names the profile id and the field.',
   AUTH_PROFILES_UNKNOWN_PROFILE:
     'An operation named a profile id that is neither configured nor stored; the message names the id and lists the known ones.',
   AUTH_PROFILES_EXHAUSTED:
-    'Every candidate model failed or had no usable key. The message is written for the user: which models were tried, why each failed, and when the soonest one is usable again; `attempts`, `candidates` and `retryAt` carry the same facts.',
+    'Every candidate model failed or had no usable key, and waiting for a rate limit to pass was not possible or would exceed maxWaitMs. The message is written for the user: which models were tried, why each failed, and when the soonest one is usable again; `attempts`, `candidates`, `retryAt` and `retryAfterMs` carry the same facts.',
   AUTH_PROFILES_ATTEMPT_LIMIT:
     'The run stopped after the maximum number of attempts (the loop guard, default clamp(24 + 8 x profiles, 32, 160)); the message lists what was tried.',
   AUTH_PROFILES_CONTEXT_OVERFLOW:

@@ -1,8 +1,14 @@
 import { ModelError, type ModelErrorClass } from '@switchboard/core-loop';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { AuthProfilesError } from './errors.ts';
 import { type AuthProfileManagerOptions, createAuthProfileManager } from './manager.ts';
-import type { AttemptCandidate, AttemptOutcome, AuthProfilesEvent, FailoverRequest } from './types.ts';
+import type {
+  AttemptCandidate,
+  AttemptOutcome,
+  AuthProfilesEvent,
+  FailoverRequest,
+  FailoverWait,
+} from './types.ts';
 
 const sonnet = 'anthropic/claude-sonnet-4-6';
 const haiku = 'anthropic/claude-haiku-4-5';
@@ -534,5 +540,209 @@ describe('request validation and events', () => {
       'succeeded',
     ]);
     expect(JSON.stringify(events)).not.toContain('sk-');
+  });
+});
+
+describe('waiting out rate limits inside the run', () => {
+  const oneKey = {
+    profiles: { 'anthropic:main': { provider: 'anthropic', mode: 'api_key', apiKey: 'sk-main' } },
+  } as const;
+  const rateLimited = (retryAfterMs?: number) =>
+    new ModelError('rate_limit', '429 rate_limit_error', {
+      status: 429,
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    });
+
+  /** A manager whose sleep advances the fake clock: the run "waits" without real time passing. */
+  async function waiting(config: unknown = oneKey) {
+    const sleeps: number[] = [];
+    const context = await setup({
+      config,
+      sleep: async (milliseconds) => {
+        sleeps.push(milliseconds);
+        context.clock.now += milliseconds;
+      },
+    });
+    const waits: FailoverWait[] = [];
+    const onWait = (wait: FailoverWait) => waits.push(wait);
+    return { ...context, sleeps, waits, onWait };
+  }
+
+  it('one key, 429 with retry-after 1 s: waits 1 s, then the same key answers', async () => {
+    const { run, calls, sleeps, waits, onWait, events, clock } = await waiting();
+    let failures = 0;
+    const result = await run(() => (failures++ === 0 ? rateLimited(1000) : 'ok'), {
+      maxWaitMs: 60_000,
+      onWait,
+    });
+    expect(result).toMatchObject({ value: 'answer from sk-main', profileId: 'anthropic:main' });
+    expect(calls).toEqual(['claude-sonnet-4-6:sk-main', 'claude-sonnet-4-6:sk-main']);
+    expect(sleeps).toEqual([1000]);
+    expect(clock.now).toBe(start + 1000);
+    const wait = {
+      waitMs: 1000,
+      reason: 'rate_limit',
+      provider: 'anthropic',
+      model: 'claude-sonnet-4-6',
+      profileId: 'anthropic:main',
+      attempt: 2,
+    };
+    expect(waits).toEqual([wait]);
+    expect(events).toContainEqual({ type: 'waiting', wait });
+    expect(result.attempts.map((attempt) => attempt.action ?? 'ok')).toEqual(['wait', 'ok']);
+  });
+
+  it('the provider key (no profiles) waits for its retry-after too', async () => {
+    const { run, calls, sleeps, waits, onWait } = await waiting({});
+    let failures = 0;
+    const result = await run(() => (failures++ === 0 ? rateLimited(2000) : 'ok'), {
+      maxWaitMs: 60_000,
+      onWait,
+    });
+    expect(result.profileId).toBeUndefined();
+    expect(calls).toEqual(['claude-sonnet-4-6:-', 'claude-sonnet-4-6:-']);
+    expect(sleeps).toEqual([2000]);
+    expect(waits).toEqual([
+      { waitMs: 2000, reason: 'rate_limit', provider: 'anthropic', model: 'claude-sonnet-4-6', attempt: 2 },
+    ]);
+  });
+
+  it('a wait beyond what is left of the bound fails at once with the time to wait', async () => {
+    const { run, calls, sleeps } = await waiting();
+    // 20 s fits in 30 s; after it, the next 20 s does not fit in the 10 s left.
+    const error = await rejection(run(() => rateLimited(20_000), { maxWaitMs: 30_000 }));
+    expect(sleeps).toEqual([20_000]);
+    expect(calls).toHaveLength(2);
+    expect(error.code).toBe('AUTH_PROFILES_EXHAUSTED');
+    expect(error.retryAfterMs).toBe(20_000);
+    expect(error.retryAt).toBe(start + 40_000);
+    expect(error.message).toContain('Soonest usable again: anthropic/claude-sonnet-4-6 in 20 s.');
+    expect(error.attempts.map((attempt) => attempt.action)).toEqual(['wait', 'stop']);
+  });
+
+  it('without maxWaitMs (or with 0) it never waits, and the error carries the retry-after', async () => {
+    const { run, calls, sleeps } = await waiting();
+    const error = await rejection(run(() => rateLimited(1000)));
+    expect(sleeps).toEqual([]);
+    expect(calls).toHaveLength(1);
+    expect(error.retryAfterMs).toBe(1000);
+    const provider = await waiting({});
+    const providerError = await rejection(provider.run(() => rateLimited(1000), { maxWaitMs: 0 }));
+    expect(provider.sleeps).toEqual([]);
+    expect(providerError.retryAfterMs).toBe(1000);
+  });
+
+  it('an abort during the wait ends it at once (the default timer) and the run reports the abort', async () => {
+    vi.useFakeTimers({ now: start });
+    try {
+      // No injected sleep or clock: the manager's own timer, under fake timers.
+      const manager = await createAuthProfileManager({ config: oneKey });
+      const controller = new AbortController();
+      let calls = 0;
+      let waitStarted: (wait: FailoverWait) => void = () => {};
+      const started = new Promise<FailoverWait>((resolve) => {
+        waitStarted = resolve;
+      });
+      const running = manager.runWithFailover({
+        model: sonnet,
+        signal: controller.signal,
+        maxWaitMs: 60_000,
+        onWait: (wait) => waitStarted(wait),
+        attempt: async (): Promise<AttemptOutcome<string>> => {
+          calls += 1;
+          return { ok: false, error: rateLimited(30_000) };
+        },
+      });
+      const outcome = rejection(running);
+      expect(await started).toMatchObject({ waitMs: 30_000, reason: 'rate_limit' });
+      expect(vi.getTimerCount()).toBe(1);
+      controller.abort();
+      const error = await outcome;
+      expect(error.code).toBe('AUTH_PROFILES_ABORTED');
+      expect(calls).toBe(1);
+      expect(Date.now()).toBe(start); // no time passed: the abort, not the timer, ended the wait
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("the key's cooldown is the provider's retry-after, not the 10 s schedule", async () => {
+    const { manager, run } = await waiting();
+    await rejection(run(() => rateLimited(1000)));
+    expect(manager.status().profiles[0]?.models).toEqual([
+      expect.objectContaining({ model: 'claude-sonnet-4-6', reason: 'rate_limit', until: start + 1000 }),
+    ]);
+    // Without a retry-after the escalating schedule stays: 10 s.
+    const other = await waiting();
+    await rejection(other.run(() => rateLimited()));
+    expect(other.manager.status().profiles[0]?.models[0]?.until).toBe(start + 10_000);
+  });
+
+  it('529 without a retry-after: backs off along the schedule (10 s), then answers', async () => {
+    const { run, calls, sleeps, waits, onWait } = await waiting();
+    let failures = 0;
+    const result = await run(() => (failures++ === 0 ? 'overloaded' : 'ok'), { maxWaitMs: 60_000, onWait });
+    expect(result.value).toBe('answer from sk-main');
+    expect(calls).toHaveLength(2);
+    expect(sleeps).toEqual([10_000]);
+    expect(waits[0]).toMatchObject({ waitMs: 10_000, reason: 'overloaded' });
+  });
+
+  it('529 again right after the backoff: the next step (60 s) does not fit the 60 s bound any more', async () => {
+    const { run, calls, sleeps } = await waiting();
+    const error = await rejection(run(() => 'overloaded', { maxWaitMs: 60_000 }));
+    expect(sleeps).toEqual([10_000]);
+    expect(calls).toHaveLength(2);
+    expect(error.retryAfterMs).toBe(60_000);
+  });
+
+  it('does not wait while another key is usable, nor for a failure no wait helps', async () => {
+    // Key B answers: no wait.
+    const rotating = await waiting(threeKeys);
+    await rotating.run((candidate) => (keyOf(candidate) === 'sk-a' ? rateLimited(1000) : 'ok'), {
+      maxWaitMs: 60_000,
+    });
+    expect(rotating.sleeps).toEqual([]);
+    // A rejected key (disabled 5 min) and a timeout (the key stays usable) fail at once.
+    for (const failure of ['auth', 'timeout'] as const) {
+      const { run, sleeps, calls } = await waiting();
+      const error = await rejection(run(() => failure, { maxWaitMs: 60_000 }));
+      expect(error.code).toBe('AUTH_PROFILES_EXHAUSTED');
+      expect(sleeps).toEqual([]);
+      expect(calls).toHaveLength(1);
+    }
+  });
+
+  it('waits for the fallback model when it is the soonest usable again', async () => {
+    const { run, calls, sleeps, waits, onWait } = await waiting();
+    let haikuFailures = 0;
+    const result = await run(
+      (candidate) => {
+        if (candidate.model === 'claude-sonnet-4-6') return rateLimited(30_000);
+        return haikuFailures++ === 0 ? rateLimited(2000) : 'ok';
+      },
+      { fallbacks: [haiku], maxWaitMs: 60_000, onWait },
+    );
+    expect(result).toMatchObject({ model: 'claude-haiku-4-5', fellBack: true });
+    expect(sleeps).toEqual([2000]);
+    expect(waits[0]).toMatchObject({ model: 'claude-haiku-4-5', waitMs: 2000 });
+    // After the wait sonnet is still cooling: skipped without a request.
+    expect(calls).toEqual([
+      'claude-sonnet-4-6:sk-main',
+      'claude-haiku-4-5:sk-main',
+      'claude-haiku-4-5:sk-main',
+    ]);
+  });
+
+  it('rejects a bad maxWaitMs', async () => {
+    const { manager } = await setup();
+    await expect(
+      manager.runWithFailover({
+        model: sonnet,
+        maxWaitMs: -1,
+        attempt: async () => ({ ok: true, value: 1 }),
+      }),
+    ).rejects.toThrow(/maxWaitMs must be a number >= 0, got -1/);
   });
 });

@@ -6,7 +6,7 @@
 import { ModelError, type ThinkingLevel, toModelError } from '@switchboard/core-loop';
 import type { AssistantMessage } from '@switchboard/hooks';
 import type { CooldownSettings } from './config.ts';
-import { blockingWindow } from './cooldown.ts';
+import { blockingWindow, windowDurationMs } from './cooldown.ts';
 import { describeExhaustion, soonestUsable } from './describe.ts';
 import { AuthProfilesError } from './errors.ts';
 import { buildCandidateChain, formatModel } from './model-ref.ts';
@@ -24,6 +24,8 @@ import type {
   FailoverCandidateReport,
   FailoverRequest,
   FailoverResult,
+  FailoverWait,
+  FailureWindow,
   ModelCandidate,
   ProfileRuntimeState,
   RecordedWindow,
@@ -112,6 +114,21 @@ type StopCode = 'AUTH_PROFILES_ABORTED' | 'AUTH_PROFILES_CONTEXT_OVERFLOW' | 'AU
 /** The classes capped by a rotation budget before model fallback. */
 type CappedClass = 'rate_limit' | 'overloaded' | 'timeout';
 
+/** The failures a run waits out (when nothing else is usable) instead of failing. */
+type WaitReason = FailoverWait['reason'];
+
+function isWaitReason(reason: string): reason is WaitReason {
+  return reason === 'rate_limit' || reason === 'overloaded';
+}
+
+/** The candidate and key a run can wait for, and until when. */
+interface WaitTarget {
+  readonly candidate: ModelCandidate;
+  readonly profileId: string | undefined;
+  readonly until: number;
+  readonly reason: WaitReason;
+}
+
 /** Runs one request; see `AuthProfileManager.runWithFailover`. */
 export async function runFailover<T>(
   context: FailoverContext,
@@ -136,6 +153,13 @@ export async function runFailover<T>(
       { details: { field: 'maxAttempts' } },
     );
   }
+  if (request.maxWaitMs !== undefined && !(Number.isFinite(request.maxWaitMs) && request.maxWaitMs >= 0)) {
+    throw new AuthProfilesError(
+      'AUTH_PROFILES_INVALID_REQUEST',
+      `runWithFailover: maxWaitMs must be a number >= 0, got ${String(request.maxWaitMs)}`,
+      { details: { field: 'maxWaitMs' } },
+    );
+  }
   const chain = buildCandidateChain({ ...request, defaultProvider: context.defaultProvider });
   return new FailoverRun(context, request, chain).run();
 }
@@ -145,8 +169,18 @@ class FailoverRun<T> {
   readonly #request: FailoverRequest<T>;
   readonly #chain: readonly ModelCandidate[];
   readonly #attempts: FailoverAttempt[] = [];
-  readonly #candidates: CandidateState[] = [];
+  /** The candidates of the current pass over the chain. */
+  #candidates: CandidateState[] = [];
   readonly #maxAttempts: number;
+  readonly #maxWaitMs: number;
+  /** What the run has waited so far. */
+  #waitedMs = 0;
+  /**
+   * Windows of provider keys (candidates without profiles) that were rate-limited or
+   * overloaded in this run, by `provider/model`. Kept for the run only: nothing is stored
+   * for a key the manager does not know.
+   */
+  readonly #providerKeyWindows = new Map<string, FailureWindow>();
   readonly #pin: SessionAuthPin | undefined;
   readonly #pinProvider: string | undefined;
   /** An auto pin whose session was compacted since it was made moves on to the next key. */
@@ -183,9 +217,108 @@ class FailoverRun<T> {
       0,
     );
     this.#maxAttempts = request.maxAttempts ?? defaultMaxAttempts(profileCount);
+    this.#maxWaitMs = request.maxWaitMs ?? 0;
   }
 
+  /**
+   * Passes over the chain until one answers. When a pass ends with every candidate blocked
+   * and the soonest usable again is held by a rate limit or overload, the run waits for it
+   * (within `maxWaitMs` in total) and passes again; otherwise it throws.
+   */
   async run(): Promise<FailoverResult<T>> {
+    for (;;) {
+      const result = await this.#pass();
+      if (result !== undefined) return result;
+      const now = this.#context.now();
+      const wait = this.#plannedWait(now, this.#attempts.length);
+      if (wait === undefined) {
+        const candidates = this.#reports();
+        const soonest = soonestUsable(candidates, now);
+        throw new AuthProfilesError('AUTH_PROFILES_EXHAUSTED', describeExhaustion(candidates, now), {
+          attempts: this.#attempts,
+          candidates,
+          ...this.#lastErrorOptions(),
+          ...(soonest === undefined ? {} : { retryAt: soonest.at, retryAfterMs: soonest.at - now }),
+        });
+      }
+      await this.#wait({
+        waitMs: wait.waitMs,
+        reason: wait.reason,
+        provider: wait.candidate.provider,
+        model: wait.candidate.model,
+        ...(wait.profileId === undefined ? {} : { profileId: wait.profileId }),
+        attempt: this.#attempts.length + 1,
+      });
+    }
+  }
+
+  /**
+   * The wait that follows a pass without an answer, when there is one: the run has attempts
+   * left, can wait for a rate limit or overload (see `#waitTarget`), and the wait fits in
+   * what is left of `maxWaitMs`.
+   */
+  #plannedWait(now: number, attemptsSoFar: number): (WaitTarget & { readonly waitMs: number }) | undefined {
+    if (attemptsSoFar >= this.#maxAttempts) return undefined;
+    const target = this.#waitTarget(now);
+    if (target === undefined) return undefined;
+    const waitMs = target.until - now;
+    return waitMs <= this.#maxWaitMs - this.#waitedMs ? { ...target, waitMs } : undefined;
+  }
+
+  /**
+   * What the run can wait for: `undefined` when some candidate is usable now (it failed
+   * in a way no wait helps with) or none is blocked by a rate limit or overload; else the
+   * soonest candidate and key blocked by one.
+   */
+  #waitTarget(now: number): WaitTarget | undefined {
+    let best: WaitTarget | undefined;
+    for (const candidate of this.#candidates) {
+      const windows: Array<{ profileId: string | undefined; window: FailureWindow | undefined }> =
+        candidate.profileIds.length === 0
+          ? [{ profileId: undefined, window: this.#providerKeyWindow(candidate, now) }]
+          : candidate.profileIds.map((profileId) => ({
+              profileId,
+              window: blockingWindow(this.#context.states.get(profileId), candidate.model, now),
+            }));
+      for (const { profileId, window } of windows) {
+        if (window === undefined) return undefined;
+        if (!isWaitReason(window.reason)) continue;
+        if (best === undefined || window.until < best.until) {
+          best = { candidate, profileId, until: window.until, reason: window.reason };
+        }
+      }
+    }
+    return best;
+  }
+
+  /** Tells the listeners, then sleeps; an abort ends the sleep at once and stops the run. */
+  async #wait(wait: FailoverWait): Promise<void> {
+    this.#emit({ type: 'waiting', wait });
+    try {
+      this.#request.onWait?.(wait);
+    } catch {
+      // A broken listener must not break the run.
+    }
+    this.#waitedMs += wait.waitMs;
+    try {
+      await this.#context.sleep(wait.waitMs, this.#request.signal);
+    } catch (error) {
+      // A sleep that rejects on abort is fine: the abort is reported below.
+      if (this.#request.signal?.aborted !== true) throw error;
+    }
+    const model = { provider: wait.provider, model: wait.model };
+    this.#throwIfAborted(model, wait.profileId);
+  }
+
+  /** The window blocking a provider key (a candidate without profiles) in this run, if one is running. */
+  #providerKeyWindow(candidate: ModelCandidate, now: number): FailureWindow | undefined {
+    const window = this.#providerKeyWindows.get(formatModel(candidate));
+    return window !== undefined && window.until > now ? window : undefined;
+  }
+
+  /** One pass over the chain: the result, or `undefined` when no candidate answered. */
+  async #pass(): Promise<FailoverResult<T> | undefined> {
+    this.#candidates = [];
     let lastTried: ModelCandidate | undefined;
     for (let index = 0; index < this.#chain.length; index += 1) {
       const model = this.#chain[index]!;
@@ -208,15 +341,7 @@ class FailoverRun<T> {
       const result = await this.#tryCandidate(candidate, queue);
       if (result !== undefined) return result;
     }
-    const now = this.#context.now();
-    const candidates = this.#reports();
-    const soonest = soonestUsable(candidates, now);
-    throw new AuthProfilesError('AUTH_PROFILES_EXHAUSTED', describeExhaustion(candidates, now), {
-      attempts: this.#attempts,
-      candidates,
-      ...this.#lastErrorOptions(),
-      ...(soonest === undefined ? {} : { retryAt: soonest.at, retryAfterMs: soonest.at - now }),
-    });
+    return undefined;
   }
 
   #openCandidate(model: ModelCandidate, index: number): CandidateState {
@@ -238,7 +363,18 @@ class FailoverRun<T> {
   /** The keys to try for a candidate, in order; blocked keys are noted on its report. */
   #queueFor(candidate: CandidateState): Array<string | undefined> {
     const now = this.#context.now();
-    if (candidate.profileIds.length === 0) return [undefined]; // the provider's own key
+    if (candidate.profileIds.length === 0) {
+      // The provider's own key, unless this run saw it rate-limited a moment ago.
+      const blocked = this.#providerKeyWindow(candidate, now);
+      if (blocked === undefined) return [undefined];
+      candidate.profiles.push({
+        profileId: undefined,
+        result: 'unavailable',
+        reason: blocked.reason,
+        until: blocked.until,
+      });
+      return [];
+    }
     const pinned =
       this.#pin !== undefined && this.#pinProvider === candidate.provider ? this.#pin : undefined;
     if (candidate.locked && pinned !== undefined) {
@@ -308,13 +444,20 @@ class FailoverRun<T> {
       }
       const recorded =
         profileId === undefined
-          ? undefined
+          ? this.#recordProviderKeyFailure(candidate, error)
           : await this.#context.recordFailure(profileId, candidate.model, error);
       if (profileId !== undefined && recorded !== undefined) {
         this.#emit({ type: 'failure_recorded', profileId, model: candidate.model, window: recorded });
       }
       const rotate = this.#shouldRotate(candidate, profileId, error, position + 1 < queue.length, rotations);
-      const action: AttemptAction = rotate ? 'rotate' : candidate.hasMore ? 'next_model' : 'stop';
+      // Without a rotation on the last candidate the pass ends: the run waits (see `run`) or stops.
+      const action: AttemptAction = rotate
+        ? 'rotate'
+        : candidate.hasMore
+          ? 'next_model'
+          : this.#plannedWait(this.#context.now(), this.#attempts.length + 1) === undefined
+            ? 'stop'
+            : 'wait';
       this.#recordAttempt(candidate, profileId, level, error, action, recorded);
       candidate.profiles.push({
         profileId,
@@ -329,6 +472,28 @@ class FailoverRun<T> {
       }
     }
     return undefined;
+  }
+
+  /**
+   * Blocks a provider key (no profile) within this run after a rate limit or overload, as
+   * long as a profile would be: the provider's retry-after, else the schedule (escalating
+   * with each such failure of the run).
+   */
+  #recordProviderKeyFailure(candidate: ModelCandidate, error: ModelError): RecordedWindow | undefined {
+    const reason = error.errorClass;
+    if (!isWaitReason(reason)) return undefined;
+    const key = formatModel(candidate);
+    const now = this.#context.now();
+    const previous = this.#providerKeyWindows.get(key);
+    const step = previous === undefined ? 1 : previous.step + 1;
+    const until =
+      now +
+      windowDurationMs(reason, step, this.#context.settings, {
+        provider: candidate.provider,
+        retryAfterMs: error.retryAfterMs,
+      });
+    this.#providerKeyWindows.set(key, { reason, since: now, until, step });
+    return { lane: 'cooldown', reason, until, step, opened: true };
   }
 
   /**
@@ -553,9 +718,13 @@ class FailoverRun<T> {
     }));
   }
 
-  /** When some key can serve the candidate's model again; `undefined` when one can now (or it has none). */
+  /**
+   * When some key can serve the candidate's model again; `undefined` when one can now. A
+   * provider key (no profiles) is blocked only by this run's own rate limits.
+   */
   #usableAt(candidate: CandidateState): number | undefined {
     const now = this.#context.now();
+    if (candidate.profileIds.length === 0) return this.#providerKeyWindow(candidate, now)?.until;
     let soonest: number | undefined;
     for (const profileId of candidate.profileIds) {
       const window = blockingWindow(this.#context.states.get(profileId), candidate.model, now);

@@ -85,6 +85,7 @@ export type {
   FailoverCandidateReport,
   FailoverRequest,
   FailoverResult,
+  FailoverWait,
   FailureWindow,
   ModelCandidate,
   ModelRef,

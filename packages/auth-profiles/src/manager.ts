@@ -42,7 +42,11 @@ export interface AuthProfileManagerOptions {
   /** Where runtime state and stored credentials live. Default: in memory. */
   readonly storage?: AuthStateStorage;
   readonly now?: () => number;
-  /** Waits before an overload rotation when `overloadedBackoffMs` > 0. Default a timer honouring the signal. */
+  /**
+   * Waits while a run waits out a rate limit (see `maxWaitMs` of `runWithFailover`) and before
+   * an overload rotation when `overloadedBackoffMs` > 0. Default a timer that an abort of the
+   * signal ends at once.
+   */
   readonly sleep?: (milliseconds: number, signal?: AbortSignal) => Promise<void>;
   /** The provider of a bare model id (`claude-sonnet-4-6`). Default `anthropic`. */
   readonly defaultProvider?: string;
@@ -398,8 +402,10 @@ export class AuthProfileManager {
   /**
    * Runs one agent run with failover. Tries the requested model with its first usable key;
    * on a failure that is the key's fault, records it and rotates to the next key; lowers
-   * the thinking level when the model refuses it; moves on to the fallback models; and
-   * throws one `AuthProfilesError` when nothing answered (see the README for the table).
+   * the thinking level when the model refuses it; moves on to the fallback models; when
+   * nothing is usable but a rate-limited or overloaded model soon is, waits for it (up to
+   * `maxWaitMs` in total) and tries again; and throws one `AuthProfilesError`
+   * when nothing answered (see the README for the table).
    */
   runWithFailover<T>(request: FailoverRequest<T>): Promise<FailoverResult<T>> {
     return runFailover(this.#context, request);

@@ -99,8 +99,11 @@ export type AttemptOutcome<T> =
   | { readonly ok: true; readonly value: T }
   | { readonly ok: false; readonly error: unknown };
 
-/** What the run did after a failed attempt. */
-export type AttemptAction = 'retry_thinking' | 'rotate' | 'next_model' | 'stop';
+/**
+ * What the run did after a failed attempt. `wait`: nothing else was usable, so the run
+ * waited for a rate limit or overload to pass (see `maxWaitMs`) and tried again.
+ */
+export type AttemptAction = 'retry_thinking' | 'rotate' | 'next_model' | 'wait' | 'stop';
 
 /** A recorded window, as reported on attempts and events. */
 export interface RecordedWindow {
@@ -187,10 +190,29 @@ export type AuthProfilesEvent =
       readonly from: ModelCandidate;
       readonly to: ModelCandidate;
     }
+  | { readonly type: 'waiting'; readonly wait: FailoverWait }
   | { readonly type: 'succeeded'; readonly attempt: FailoverAttempt }
   | { readonly type: 'pin_dropped'; readonly profileId: string; readonly reason: string }
   | { readonly type: 'state_reset'; readonly profileId: string; readonly reason: string }
   | { readonly type: 'storage_error'; readonly error: Error };
+
+/**
+ * A pause of a run: every candidate model is blocked and the soonest one to be usable again
+ * is blocked by a rate limit or overload, so the run waits for it instead of failing.
+ */
+export interface FailoverWait {
+  /** How long the run waits now. */
+  readonly waitMs: number;
+  /** Why the model it waits for is blocked. */
+  readonly reason: 'rate_limit' | 'overloaded';
+  /** The model that is usable again after the wait. */
+  readonly provider: string;
+  readonly model: string;
+  /** The key that is usable again; absent for a provider's own key. */
+  readonly profileId?: string | undefined;
+  /** The number of the attempt that follows the wait (as in `AttemptCandidate.attempt`). */
+  readonly attempt: number;
+}
 
 /** The input of one run (the gateway calls `runWithFailover` once per agent run). */
 export interface FailoverRequest<T> {
@@ -211,6 +233,16 @@ export interface FailoverRequest<T> {
   /** Loop guard; default clamp(24 + 8 x profiles in the chain, 32, 160). */
   readonly maxAttempts?: number | undefined;
   readonly onEvent?: ((event: AuthProfilesEvent) => void) | undefined;
+  /**
+   * The most the run may wait in total, in ms, for a rate-limited or overloaded model when no
+   * other key or model is usable: it waits for the provider's retry-after (or the cooldown
+   * schedule when the provider said nothing) and tries again. A wait that does not fit what
+   * is left fails the run with `retryAfterMs`. Default 0: never wait, fail at once (the
+   * gateway sets it from `agents.defaults.rateLimitMaxWaitSeconds`, 60 s by default).
+   */
+  readonly maxWaitMs?: number | undefined;
+  /** Called when the run starts waiting (also emitted as a `waiting` event). */
+  readonly onWait?: ((wait: FailoverWait) => void) | undefined;
   /** Runs the agent (or one model call) with the candidate and reports how it went. */
   readonly attempt: (candidate: AttemptCandidate) => Promise<AttemptOutcome<T>>;
 }

@@ -102,9 +102,9 @@ async function rejection(promise: Promise<unknown>): Promise<AuthProfilesError> 
 }
 
 describe('failover through the real SDK', () => {
-  it('429 on key A: key B answers and A cools down for 10 s', async () => {
+  it("429 on key A: key B answers and A cools down for the provider's retry-after (1 s), not 10 s", async () => {
     const auth = await manager();
-    fake.injectFault({ type: 'rate_limit' }, { credential: 'sk-a' });
+    fake.injectFault({ type: 'rate_limit', retryAfterSeconds: 1 }, { credential: 'sk-a' });
     const result = await run(auth);
     expect(textOf(result.value)).toBe('hello');
     expect(sent()).toEqual([`${sonnet}:sk-a`, `${sonnet}:sk-b`]);
@@ -112,11 +112,11 @@ describe('failover through the real SDK', () => {
     expect(auth.status().profiles[0]).toMatchObject({
       id: 'anthropic:a',
       state: 'cooling',
-      models: [{ model: sonnet, reason: 'rate_limit', until: start + 10_000, remainingMs: 10_000 }],
+      models: [{ model: sonnet, reason: 'rate_limit', until: start + 1000, remainingMs: 1000 }],
     });
-    // Other models of key A stay usable, and A is back after 10 s.
+    // Other models of key A stay usable, and A is back after 1 s.
     await run(auth, { model: `anthropic/${haiku}` });
-    clock.now += 10_000;
+    clock.now += 1000;
     await run(auth);
     expect(sent().slice(2)).toEqual([`${haiku}:sk-a`, `${sonnet}:sk-a`]);
   });
@@ -136,7 +136,7 @@ describe('failover through the real SDK', () => {
 
   it('all keys cooling: the fallback model answers without a request to the cooling model', async () => {
     const auth = await manager();
-    fake.injectFault({ type: 'rate_limit' }, { match: forModel(sonnet), times: 3 });
+    fake.injectFault({ type: 'rate_limit', retryAfterSeconds: 10 }, { match: forModel(sonnet), times: 3 });
     const exhausted = await rejection(run(auth));
     expect(exhausted.code).toBe('AUTH_PROFILES_EXHAUSTED');
     expect(exhausted.message).toContain('Soonest usable again: anthropic/claude-sonnet-4-6 in 10 s.');
@@ -221,7 +221,7 @@ describe('failover through the real SDK', () => {
     const storage = createMemoryAuthStateStorage();
     const first = await manager(storage);
     fake.injectFault({ type: 'billing' }, { credential: 'sk-a' });
-    fake.injectFault({ type: 'rate_limit' }, { credential: 'sk-b' });
+    fake.injectFault({ type: 'rate_limit', retryAfterSeconds: 30 }, { credential: 'sk-b' });
     await run(first);
     expect(sent()).toEqual([`${sonnet}:sk-a`, `${sonnet}:sk-b`, `${sonnet}:sk-c`]);
     clock.now += 5000;

@@ -1,3 +1,4 @@
+import type { FailoverWait } from '@switchboard/auth-profiles';
 import type { AgentEvent } from '@switchboard/core-loop';
 import type { AssistantMessage } from '@switchboard/hooks';
 import type { EventFilter } from '../protocol/server.ts';
@@ -47,6 +48,11 @@ export interface RunEvents {
   }): void;
   /** Emits a `chat` delta with text that did not come from a model (directive replies). */
   text(text: string): void;
+  /**
+   * The run waits for a rate-limited or overloaded model before trying again: an `agent`
+   * lifecycle event with phase `waiting`.
+   */
+  waiting(wait: FailoverWait): void;
 }
 
 /**
@@ -103,6 +109,18 @@ export function createRunEvents(options: RunEventsOptions): RunEvents {
     },
     text(value) {
       appendText(value);
+    },
+    waiting(wait) {
+      agentEvent('lifecycle', {
+        phase: 'waiting',
+        waitMs: wait.waitMs,
+        reason: wait.reason,
+        provider: wait.provider,
+        model: wait.model,
+        ...(wait.profileId === undefined ? {} : { profileId: wait.profileId }),
+        attempt: wait.attempt,
+        until: now() + wait.waitMs,
+      });
     },
     onAgentEvent(event) {
       switch (event.type) {
