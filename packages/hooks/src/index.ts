@@ -132,12 +132,17 @@ export {
   type ToolResultPersistOutcome,
   type ToolResultPersistResult,
 } from './hook-types.ts';
-export type { ConfigIssue } from './key-path.ts';
+export { type ConfigIssue, joinKeyPath } from './key-path.ts';
 export {
+  type FindPluginsOptions,
+  type FoundPlugin,
+  type FoundPlugins,
+  findPlugins,
   type LoadPluginsOptions,
   loadPlugins,
   type PluginLoadFailure,
   type PluginLoadReport,
+  registerPlugins,
 } from './loader.ts';
 export {
   type ConsoleLoggerOptions,

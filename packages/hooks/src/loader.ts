@@ -2,7 +2,12 @@
  * Loading plugins from configuration: bundled definitions, local paths
  * (`plugins.load.paths`) and npm packages named by `plugins.entries.<name>`. A plugin that
  * cannot be found, fails to import, fails validation or throws in `setup` is logged,
- * reported and skipped; the others load and the gateway keeps running.
+ * reported and skipped; the others load. Whether the gateway may then run without it is the
+ * gateway's call (`plugins.entries.<name>.optional`, reported on each failure).
+ *
+ * Loading is two steps, usable separately: {@link findPlugins} finds and imports the
+ * definitions (no `setup` runs, nothing is registered; a config check can stop here), and
+ * {@link registerPlugins} registers what was found. {@link loadPlugins} does both.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
@@ -14,7 +19,8 @@ import type { PluginDefinition } from './plugin.ts';
 import { PluginError } from './plugin-error.ts';
 import type { PluginInfo, PluginRegistry } from './registry.ts';
 
-export interface LoadPluginsOptions {
+/** Where {@link findPlugins} looks. */
+export interface FindPluginsOptions {
   /** The `plugins` section of the configuration (see `pluginsConfigSchema`). */
   readonly config?: unknown;
   /** The folder package names are resolved from (its `node_modules` and those above it): the gateway's. */
@@ -23,6 +29,9 @@ export interface LoadPluginsOptions {
   readonly configDirectory?: string;
   /** Plugins shipped with the gateway; loaded first, unless `plugins.entries.<name>.enabled` is false. */
   readonly bundled?: readonly PluginDefinition[];
+}
+
+export interface LoadPluginsOptions extends FindPluginsOptions {
   /** Where failures are logged. Default: the console. */
   readonly logger?: Logger;
 }
@@ -34,6 +43,8 @@ export interface PluginLoadFailure {
   /** Where it came from: `bundled`, a package name or a path. */
   readonly source: string;
   readonly error: PluginError;
+  /** `plugins.entries.<plugin>.optional` is true: the operator accepts running without it. */
+  readonly optional?: true;
 }
 
 /** The result of {@link loadPlugins}, for the log and the gateway's `status`. */
@@ -45,13 +56,27 @@ export interface PluginLoadReport {
   readonly disabled: readonly string[];
 }
 
-interface Candidate {
+/** A plugin definition {@link findPlugins} imported, not registered yet. */
+export interface FoundPlugin {
   readonly definition: PluginDefinition;
+  /** Where it came from: `bundled`, a package name or a path (as written in `load.paths`). */
   readonly source: string;
+}
+
+/** What {@link findPlugins} found: definitions to register, and what could not be imported. */
+export interface FoundPlugins {
+  /** In the order found: bundled, then `load.paths`, then `entries`. */
+  readonly candidates: readonly FoundPlugin[];
+  readonly failed: readonly PluginLoadFailure[];
+  /** Names (or sources) skipped because the configuration disables them. */
+  readonly disabled: readonly string[];
+  /** `plugins.entries` as configured (each entry's `config` untouched), for registration. */
+  readonly entries: Readonly<Record<string, unknown>>;
 }
 
 const looseEntrySchema = z.looseObject({
   enabled: z.boolean().optional(),
+  optional: z.boolean().optional(),
   package: z.string().min(1).optional(),
 });
 const looseConfigSchema = z.object({
@@ -61,15 +86,11 @@ const looseConfigSchema = z.object({
 });
 
 /**
- * Loads and registers every configured plugin. Throws only when the `plugins` section
- * itself is malformed (`PLUGIN_INVALID_PLUGINS_CONFIG`); every per-plugin problem ends up
- * in the report's `failed` list and in the log.
+ * Finds and imports every configured plugin without registering it (no `setup` runs).
+ * Throws only when the `plugins` section itself is malformed (`PLUGIN_INVALID_PLUGINS_CONFIG`);
+ * a plugin that cannot be found or imported ends up in `failed`. Logs nothing.
  */
-export async function loadPlugins(
-  registry: PluginRegistry,
-  options: LoadPluginsOptions,
-): Promise<PluginLoadReport> {
-  const logger = options.logger ?? createConsoleLogger();
+export async function findPlugins(options: FindPluginsOptions): Promise<FoundPlugins> {
   const parsed = looseConfigSchema.safeParse(options.config ?? {});
   if (!parsed.success) {
     const issues = parsed.error.issues.map((issue) => ({
@@ -86,16 +107,10 @@ export async function loadPlugins(
   const configDirectory = options.configDirectory ?? options.baseDirectory;
   const failed: PluginLoadFailure[] = [];
   const disabled: string[] = [];
-  const candidates: Candidate[] = [];
+  const candidates: FoundPlugin[] = [];
   const isDisabled = (name: string): boolean => config.entries[name]?.enabled === false;
-
   const fail = (source: string, error: PluginError, plugin?: string): void => {
-    failed.push({ ...(plugin === undefined ? {} : { plugin }), source, error });
-    logger.error(`Plugin ${plugin === undefined ? source : `"${plugin}"`} was not loaded: ${error.message}`, {
-      ...(plugin === undefined ? {} : { plugin }),
-      source,
-      code: error.code,
-    });
+    failed.push(failureOf(config.entries, source, error, plugin));
   };
 
   const accept = (definition: unknown, source: string): void => {
@@ -150,8 +165,24 @@ export async function loadPlugins(
       if (!known) disabled.push(name);
     }
   }
+  return { candidates, failed, disabled, entries: config.entries };
+}
 
-  const { ordered, cyclic } = orderByDependencies(candidates);
+/**
+ * Registers what {@link findPlugins} found, dependencies first; the report's `failed` starts
+ * with `found.failed`. A plugin that fails validation or `setup` is skipped (nothing it
+ * registered is kept) and reported; the others are registered. Logs nothing.
+ */
+export async function registerPlugins(
+  registry: PluginRegistry,
+  found: FoundPlugins,
+): Promise<PluginLoadReport> {
+  const failed: PluginLoadFailure[] = [...found.failed];
+  const entries = found.entries as Readonly<Record<string, { optional?: boolean } | undefined>>;
+  const fail = (source: string, error: PluginError, plugin?: string): void => {
+    failed.push(failureOf(entries, source, error, plugin));
+  };
+  const { ordered, cyclic } = orderByDependencies(found.candidates);
   for (const candidate of cyclic) {
     const name = nameOf(candidate.definition) ?? candidate.source;
     fail(
@@ -169,32 +200,70 @@ export async function loadPlugins(
   for (const candidate of ordered) {
     const name = nameOf(candidate.definition);
     try {
-      const entry = name === undefined ? undefined : config.entries[name];
+      const entry = name === undefined ? undefined : found.entries[name];
       loaded.push(await registry.register(candidate.definition, { entry, source: candidate.source }));
     } catch (error) {
       fail(candidate.source, asLoadError(error, candidate.source), name);
     }
   }
+  return { loaded, failed, disabled: found.disabled };
+}
+
+/**
+ * Loads and registers every configured plugin ({@link findPlugins}, then
+ * {@link registerPlugins}), logging each failure as an error. Throws only when the `plugins`
+ * section itself is malformed (`PLUGIN_INVALID_PLUGINS_CONFIG`).
+ */
+export async function loadPlugins(
+  registry: PluginRegistry,
+  options: LoadPluginsOptions,
+): Promise<PluginLoadReport> {
+  const logger = options.logger ?? createConsoleLogger();
+  const report = await registerPlugins(registry, await findPlugins(options));
+  for (const failure of report.failed) {
+    const { plugin, source, error } = failure;
+    logger.error(`Plugin ${plugin === undefined ? source : `"${plugin}"`} was not loaded: ${error.message}`, {
+      ...(plugin === undefined ? {} : { plugin }),
+      source,
+      code: error.code,
+    });
+  }
+  const { loaded } = report;
   if (loaded.length > 0) {
     logger.info(`Loaded ${loaded.length} plugin(s): ${loaded.map((plugin) => plugin.name).join(', ')}`, {
       plugins: loaded.map((plugin) => plugin.name),
     });
   }
-  return { loaded, failed, disabled };
+  return report;
+}
+
+function failureOf(
+  entries: Readonly<Record<string, { optional?: boolean } | undefined>>,
+  source: string,
+  error: PluginError,
+  plugin: string | undefined,
+): PluginLoadFailure {
+  const optional = plugin !== undefined && entries[plugin]?.optional === true;
+  return {
+    ...(plugin === undefined ? {} : { plugin }),
+    source,
+    error,
+    ...(optional ? { optional: true as const } : {}),
+  };
 }
 
 /** Sorts candidates so dependencies come first, keeping the given order otherwise. */
-function orderByDependencies(candidates: readonly Candidate[]): {
-  ordered: Candidate[];
-  cyclic: Candidate[];
+function orderByDependencies(candidates: readonly FoundPlugin[]): {
+  ordered: FoundPlugin[];
+  cyclic: FoundPlugin[];
 } {
-  const byName = new Map<string, Candidate>();
+  const byName = new Map<string, FoundPlugin>();
   for (const candidate of candidates) {
     const name = nameOf(candidate.definition);
     if (name !== undefined && !byName.has(name)) byName.set(name, candidate);
   }
-  const ordered: Candidate[] = [];
-  const placed = new Set<Candidate>();
+  const ordered: FoundPlugin[] = [];
+  const placed = new Set<FoundPlugin>();
   let pending = [...candidates];
   while (pending.length > 0) {
     const ready = pending.filter((candidate) =>
@@ -213,7 +282,7 @@ function orderByDependencies(candidates: readonly Candidate[]): {
   return { ordered, cyclic: pending };
 }
 
-function dependenciesOf(candidate: Candidate): readonly string[] {
+function dependenciesOf(candidate: FoundPlugin): readonly string[] {
   const dependencies = (candidate.definition as { dependencies?: unknown }).dependencies;
   return Array.isArray(dependencies) ? dependencies.filter((entry) => typeof entry === 'string') : [];
 }

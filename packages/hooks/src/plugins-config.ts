@@ -8,6 +8,7 @@
  *   entries: {
  *     weather: {
  *       enabled: true,
+ *       optional: false,                     // true: start without it when it cannot load
  *       package: '@acme/switchboard-weather', // default: the entry name
  *       config: { units: 'metric' },          // validated by the plugin's configSchema
  *       hooks: { timeoutMs: 5000, timeouts: { before_tool_call: 2000 } },
@@ -31,6 +32,11 @@ export interface PluginHookSettings {
 export interface PluginEntryConfig {
   /** `false` skips the plugin. Default `true`. */
   readonly enabled: boolean;
+  /**
+   * `true`: when the plugin cannot be loaded (not found, fails to import, invalid config,
+   * setup fails) the gateway starts without it and warns. Default `false`: it refuses to start.
+   */
+  readonly optional: boolean;
   /** The npm package to load when the plugin is not bundled or on a load path. Default: the entry name. */
   readonly package?: string;
   /** The plugin's own configuration, validated by its `configSchema`. */
@@ -73,6 +79,7 @@ const hookSettingsSchema = z.object({
 /** Validates `plugins.entries.<name>` (the plugin's own `config` is checked later, by its schema). */
 export const pluginEntrySchema: z.ZodType<PluginEntryConfig> = z.object({
   enabled: z.boolean().default(true),
+  optional: z.boolean().default(false),
   package: z.string().min(1).optional(),
   config: z.unknown().optional(),
   hooks: hookSettingsSchema.optional(),

@@ -7,11 +7,13 @@ import {
   type ChannelAccountStatus,
   createPluginRegistry,
   definePlugin,
+  findPlugins,
   type InboundMessage,
   loadPlugins,
   type PluginLoadReport,
   type PluginTool,
   type ReceiveOutcome,
+  registerPlugins,
   resolveChannelAccounts,
 } from '../src/index.ts';
 import { createRecordingLogger } from './recording-logger.ts';
@@ -269,6 +271,34 @@ describe('loadPlugins', () => {
     expect(report.loaded.map((plugin) => [plugin.name, plugin.source])).toEqual([['telegram', 'bundled']]);
     expect(report.disabled).toEqual(['discord', 'plugins/greeter.mjs', 'echo']);
     expect(report.failed).toEqual([]);
+  });
+
+  it('finds plugins without setting them up, registers them as a second step, and marks optional failures', async () => {
+    const found = await findPlugins({
+      baseDirectory: base,
+      config: {
+        load: { paths: ['plugins/broken', 'plugins/greeter.mjs'] },
+        entries: { 'not-installed': { optional: true }, 'also-missing': {} },
+      },
+    });
+    expect(found.candidates.map((candidate) => [candidate.definition.name, candidate.source])).toEqual([
+      ['broken', 'plugins/broken'],
+      ['greeter', 'plugins/greeter.mjs'],
+    ]);
+    expect(found.failed.map((failure) => [failure.plugin, failure.error.code, failure.optional])).toEqual([
+      ['not-installed', 'PLUGIN_NOT_FOUND', true],
+      ['also-missing', 'PLUGIN_NOT_FOUND', undefined],
+    ]);
+    const registry = createPluginRegistry({ logger: createRecordingLogger() });
+    // Finding ran no setup: the broken plugin's hook is not there yet.
+    expect(registry.hooks.has('message_received')).toBe(false);
+    const report = await registerPlugins(registry, found);
+    expect(report.loaded.map((plugin) => plugin.name)).toEqual(['greeter']);
+    expect(failureCodes(report)).toEqual({
+      'not-installed': 'PLUGIN_NOT_FOUND',
+      'also-missing': 'PLUGIN_NOT_FOUND',
+      broken: 'PLUGIN_SETUP_FAILED',
+    });
   });
 
   it('throws on a malformed plugins section, naming the key path', async () => {

@@ -38,8 +38,12 @@ describe('substituteEnvironment', () => {
       expect(error).toBeInstanceOf(ConfigError);
       const problems = (error as ConfigError).problems;
       expect(problems).toEqual([
-        { path: 'channels.telegram.botToken', message: '${TG_TOKEN} is not set in the environment' },
-        { path: 'bindings[0].agentId', message: '${AGENT} is not set in the environment' },
+        {
+          path: 'channels.telegram.botToken',
+          message: '${TG_TOKEN} is not set in the environment',
+          severity: 'error',
+        },
+        { path: 'bindings[0].agentId', message: '${AGENT} is not set in the environment', severity: 'error' },
       ]);
       expect((error as ConfigError).code).toBe('CONFIG_ENV_MISSING');
     }

@@ -33,7 +33,11 @@ function walk(
       if (name === undefined) return '${';
       const replacement = environment[name];
       if (replacement === undefined || replacement === '') {
-        problems.push({ path: formatKeyPath(path), message: `\${${name}} is not set in the environment` });
+        problems.push({
+          path: formatKeyPath(path),
+          message: `\${${name}} is not set in the environment`,
+          severity: 'error',
+        });
         return match;
       }
       return replacement;

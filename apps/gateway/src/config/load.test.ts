@@ -58,6 +58,7 @@ describe('gateway config', () => {
       expect((error as ConfigError).problems).toContainEqual({
         path: 'session.durability',
         message: 'expected one of "normal", "full"',
+        severity: 'error',
       });
     }
   });
@@ -70,6 +71,60 @@ describe('gateway config', () => {
         {},
       ),
     ).toThrow(/bindings\[1\]\.agentId/);
+  });
+
+  it('reports a typo next to a type error: the error and the typo, with its suggestion', () => {
+    try {
+      parseGatewayConfig(
+        `{ gateway: { port: 'x' }, agents: { defualts: { model: 'anthropic/claude-sonnet-4-6' } } }`,
+        't',
+        {},
+      );
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).problems).toEqual([
+        { path: 'gateway.port', message: 'expected number, got string', severity: 'error' },
+        {
+          path: 'agents.defualts',
+          message: 'unknown key, ignored (did you mean agents.defaults?)',
+          severity: 'warning',
+          suggestion: 'agents.defaults',
+        },
+      ]);
+      expect((error as ConfigError).message).toContain('agents.defualts');
+    }
+  });
+
+  it('reports typos alone as warnings with suggestions, at any depth', () => {
+    const { warnings } = parseGatewayConfig(
+      `{ agents: { defualts: {}, list: [{ id: 'a', worksapce: '/w' }] }, tools: { webFetch: { allowHost: [] } } }`,
+      't',
+      {},
+    );
+    expect(warnings.map((warning) => [warning.path, warning.severity, warning.suggestion])).toEqual([
+      ['agents.defualts', 'warning', 'agents.defaults'],
+      ['agents.list[0].worksapce', 'warning', 'agents.list[0].workspace'],
+      ['tools.webFetch.allowHost', 'warning', 'tools.webFetch.allowHosts'],
+    ]);
+  });
+
+  it('makes an unknown key inside a plugin entry an error (a misspelt config would be silently dropped)', () => {
+    try {
+      parseGatewayConfig(`{ plugins: { entries: { guard: { confg: { blockTools: ['exec'] } } } } }`, 't', {});
+      expect.unreachable();
+    } catch (error) {
+      expect((error as ConfigError).problems).toEqual([
+        {
+          path: 'plugins.entries.guard.confg',
+          message: 'unknown key (did you mean plugins.entries.guard.config?)',
+          severity: 'error',
+          suggestion: 'plugins.entries.guard.config',
+        },
+      ]);
+    }
+    const { config } = parseGatewayConfig(`{ plugins: { entries: { guard: { optional: true } } } }`, 't', {});
+    expect(config.plugins?.entries.guard).toMatchObject({ enabled: true, optional: true });
   });
 
   it('warns about unknown keys instead of failing', () => {

@@ -3,9 +3,9 @@ import { join, resolve } from 'node:path';
 import { checkRoutingConfig, type RoutingConfig, RoutingError } from '@switchboard/routing';
 import { SessionsError, validateResetConfig } from '@switchboard/sessions';
 import { substituteEnvironment } from './env.ts';
-import { ConfigError, type ConfigProblem } from './errors.ts';
+import { ConfigError, type ConfigProblem, throwIfErrors } from './errors.ts';
 import { type GatewayConfig, gatewayConfigSchema } from './schema.ts';
-import { parseConfigText, validateConfig } from './validate.ts';
+import { checkConfig, parseConfigText } from './validate.ts';
 
 export const configFileName = 'switchboard.json';
 
@@ -34,48 +34,91 @@ export function resolveConfigPath(options: LoadConfigOptions): string | undefine
   return existsSync(path) ? path : undefined;
 }
 
-/** Parses and validates config text (already read), reporting every problem with its key path. */
+/**
+ * Unknown keys are warnings (an OpenClaw config carries keys Switchboard does not use),
+ * except inside a plugin's entry: a misspelt `config` or `enabled` there silently changes
+ * what a plugin (perhaps a guard) does. See docs/decisions/0010-config-validation.md.
+ */
+export function unknownKeySeverity(path: string): ConfigProblem['severity'] {
+  return /^plugins\.entries\.[^.[\]]+\./.test(path) ? 'error' : 'warning';
+}
+
+/** The result of {@link checkGatewayConfig}. */
+export interface CheckedGatewayConfig {
+  /** The validated config; undefined when any problem is an error. */
+  readonly config: GatewayConfig | undefined;
+  /** The config after `${VAR}` substitution, before validation (channels and plugins are checked from it). */
+  readonly raw: unknown;
+  /** Every problem, errors and warnings, with full key paths. */
+  readonly problems: readonly ConfigProblem[];
+}
+
+/**
+ * Parses, substitutes and checks config text (already read) and reports every problem of
+ * the gateway's own schema, routing and session settings at once. Throws only when the text
+ * is not JSON5 (`CONFIG_SYNTAX`) or names unset variables (`CONFIG_ENV_MISSING`).
+ */
+export function checkGatewayConfig(
+  text: string | undefined,
+  source: string,
+  environment: NodeJS.ProcessEnv = process.env,
+): CheckedGatewayConfig {
+  const parsed = text === undefined ? {} : parseConfigText(text, source);
+  const raw = substituteEnvironment(parsed, environment);
+  const { value, problems: schemaProblems } = checkConfig(gatewayConfigSchema, raw, { unknownKeySeverity });
+  const problems = [...schemaProblems];
+  if (value === undefined) return { config: undefined, raw, problems };
+  try {
+    for (const warning of checkRoutingConfig(value as unknown as RoutingConfig)) {
+      problems.push({ path: warning.path, message: warning.message, severity: 'warning' });
+    }
+    validateResetConfig(value.session);
+  } catch (error) {
+    if (!(error instanceof RoutingError || error instanceof SessionsError)) throw error;
+    const found = (error.details?.problems as Array<{ path: string; message: string }> | undefined) ?? [];
+    if (found.length === 0) problems.push({ path: '(root)', message: error.message, severity: 'error' });
+    for (const problem of found) {
+      problems.push({ path: problem.path, message: problem.message, severity: 'error' });
+    }
+  }
+  const failed = problems.some((problem) => problem.severity === 'error');
+  return { config: failed ? undefined : value, raw, problems };
+}
+
+/**
+ * Parses and validates config text (already read). Throws a `ConfigError` listing every
+ * problem (warnings too) when any is an error; otherwise returns the config and its warnings.
+ */
 export function parseGatewayConfig(
   text: string | undefined,
   source: string,
   environment: NodeJS.ProcessEnv = process.env,
 ): { config: GatewayConfig; warnings: ConfigProblem[] } {
-  const raw = text === undefined ? {} : parseConfigText(text, source);
-  const substituted = substituteEnvironment(raw, environment);
-  const { value, warnings } = validateConfig(gatewayConfigSchema, substituted);
-  const allWarnings = [...warnings];
+  const { config, problems } = checkGatewayConfig(text, source, environment);
+  throwIfErrors(problems);
+  return { config: config as GatewayConfig, warnings: [...problems] };
+}
+
+/** Finds and reads the config file: its path (undefined: none, defaults apply) and text. */
+export function readConfigFile(options: LoadConfigOptions): {
+  path: string | undefined;
+  text: string | undefined;
+} {
+  const path = resolveConfigPath(options);
+  if (path === undefined) return { path, text: undefined };
   try {
-    for (const warning of checkRoutingConfig(value as unknown as RoutingConfig)) {
-      allWarnings.push({ path: warning.path, message: warning.message });
-    }
-    validateResetConfig(value.session);
+    return { path, text: readFileSync(path, 'utf8') };
   } catch (error) {
-    if (error instanceof RoutingError || error instanceof SessionsError) {
-      const problems = ((error.details?.problems as ConfigProblem[] | undefined) ?? []).map((problem) => ({
-        path: problem.path,
-        message: problem.message,
-      }));
-      throw new ConfigError('CONFIG_INVALID', error.message, problems);
-    }
-    throw error;
+    throw new ConfigError(
+      'CONFIG_UNREADABLE',
+      `config file ${path} cannot be read: ${(error as Error).message}`,
+    );
   }
-  return { config: value, warnings: allWarnings };
 }
 
 /** Finds, reads, substitutes and validates the gateway config. */
 export function loadConfig(options: LoadConfigOptions): LoadedConfig {
-  const path = resolveConfigPath(options);
-  let text: string | undefined;
-  if (path !== undefined) {
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch (error) {
-      throw new ConfigError(
-        'CONFIG_UNREADABLE',
-        `config file ${path} cannot be read: ${(error as Error).message}`,
-      );
-    }
-  }
+  const { path, text } = readConfigFile(options);
   const { config, warnings } = parseGatewayConfig(
     text,
     path ?? '(defaults)',
