@@ -117,7 +117,7 @@ describe('gateway: the channel path', () => {
     await channel.waitForSent(1);
     await channel.receive({ text: '/status' });
     const [, status] = await channel.waitForSent(2);
-    expect(text(status!)).toContain('Session: agent:main:main');
+    expect(text(status!)).toContain('Session: agent:main:testchat:direct:user-1');
     await channel.receive({ text: '/new' });
     const [, , reset] = await channel.waitForSent(3);
     expect(text(reset!)).toBe('New session started.');

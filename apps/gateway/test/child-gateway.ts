@@ -14,8 +14,13 @@ export interface ChildGateway {
   /** A connected admin client (reconnected after restarts). */
   client(): Promise<ProtocolClient>;
   kill(signal?: NodeJS.Signals): Promise<number | null>;
-  /** SIGKILLs the gateway and starts it again on the same state directory (a crash). */
-  restart(): Promise<void>;
+  /**
+   * SIGKILLs the gateway (if it still runs) and starts it again on the same state directory (a
+   * crash). `environment` replaces the extra variables of the first start for this launch on.
+   */
+  restart(environment?: NodeJS.ProcessEnv): Promise<void>;
+  /** Resolves with the exit signal (or code) once the process has ended, or 'running' after `timeoutMs`. */
+  waitForExit(timeoutMs: number): Promise<NodeJS.Signals | number | 'running'>;
   /** Resolves once nothing is running, queued or journaled-but-unanswered (two idle readings in a row). */
   settle(timeoutMs?: number): Promise<void>;
   /** SIGTERM (a graceful shutdown); SIGKILL when it has not exited after `graceMs` (default 15 s). */
@@ -31,6 +36,7 @@ export async function startChildGateway(options: {
   let child: ChildProcess | undefined;
   let port = 0;
   let client: ProtocolClient | undefined;
+  let environment = options.environment;
 
   const launch = () =>
     new Promise<void>((resolve, reject) => {
@@ -45,7 +51,7 @@ export async function startChildGateway(options: {
           options.stateDirectory,
         ],
         {
-          env: { ...process.env, ...options.environment, SWITCHBOARD_STATE_DIR: options.stateDirectory },
+          env: { ...process.env, ...environment, SWITCHBOARD_STATE_DIR: options.stateDirectory },
           stdio: ['ignore', 'pipe', 'pipe'],
         },
       );
@@ -102,10 +108,34 @@ export async function startChildGateway(options: {
       client = undefined;
       return exited;
     },
-    async restart() {
+    async restart(nextEnvironment) {
       await handle.kill('SIGKILL');
+      client?.close();
+      client = undefined;
+      if (nextEnvironment !== undefined) environment = nextEnvironment;
       port = 0;
       await launch();
+    },
+    async waitForExit(timeoutMs) {
+      const running = child;
+      if (running === undefined) return 'running';
+      if (running.exitCode !== null || running.signalCode !== null)
+        return running.signalCode ?? running.exitCode!;
+      let timer: NodeJS.Timeout | undefined;
+      const outcome = await Promise.race([
+        new Promise<NodeJS.Signals | number>((resolve) =>
+          running.once('exit', (code, signal) => resolve(signal ?? code ?? 0)),
+        ),
+        new Promise<'running'>((resolve) => {
+          timer = setTimeout(() => resolve('running'), timeoutMs);
+        }),
+      ]);
+      clearTimeout(timer);
+      if (outcome !== 'running') {
+        client?.close();
+        client = undefined;
+      }
+      return outcome;
     },
     async settle(timeoutMs = 30_000) {
       const deadline = Date.now() + timeoutMs;

@@ -230,7 +230,11 @@ describe('switchboard CLI: agent and status', () => {
         auth: {
           profiles: { 'anthropic:main': { provider: 'anthropic', mode: 'api_key', apiKey: 'test-key' } },
         },
-        plugins: { entries: { 'missing-plugin': { package: '@acme/switchboard-does-not-exist' } } },
+        // The 42 s rate limit fails the turn at once instead of being waited out in the run.
+        agents: { defaults: { model: 'anthropic/claude-sonnet-4-6', rateLimitMaxWaitSeconds: 0 } },
+        plugins: {
+          entries: { 'missing-plugin': { package: '@acme/switchboard-does-not-exist', optional: true } },
+        },
       },
     });
     extra.push(cooling);
@@ -239,7 +243,7 @@ describe('switchboard CLI: agent and status', () => {
     const result = await cli(['status'], environmentOf(cooling));
     expect(result.stdout).toContain('  anthropic:main: cooling');
     expect(result.stdout).toMatch(/ {4}claude-sonnet-4-6: cooling down \(rate_limit\), 4[12]s left/);
-    expect(result.stdout).toMatch(/ {2}failed: missing-plugin: .+/);
+    expect(result.stdout).toMatch(/ {2}failed: missing-plugin: optional, the gateway runs without it: .+/);
     const json = JSON.parse((await cli(['status', '--json'], environmentOf(cooling))).stdout);
     expect(json.authProfiles.profiles[0]).toMatchObject({
       id: 'anthropic:main',
@@ -438,7 +442,7 @@ describe('switchboard CLI: pairing', () => {
 });
 
 describe('switchboard CLI: config', () => {
-  it('validates a config: ok (0), invalid with key paths (5), syntax errors and missing files (5)', async () => {
+  it('validates a config: ok (0), invalid with key paths (5), syntax errors and missing files (7)', async () => {
     const valid = await cli(['config', 'validate'], environment);
     expect(valid).toMatchObject({
       code: 0,
@@ -461,15 +465,16 @@ describe('switchboard CLI: config', () => {
     expect(json.problems.map((problem: { path: string }) => problem.path)).toEqual([
       'gateway.port',
       'logging.level',
+      'extra',
     ]);
 
     writeFileSync(join(state, 'broken.json'), '{ gateway: { port: 1 ');
     const syntax = await cli(['config', 'validate', '--config', join(state, 'broken.json')], {});
-    expect(syntax.code).toBe(exitCodes.invalidConfig);
+    expect(syntax.code).toBe(exitCodes.unreadableConfig);
     expect(syntax.stderr).toContain(`${join(state, 'broken.json')}:1:`);
     const missing = await cli(['config', 'validate', '--config', join(state, 'nope.json')], {});
     expect(missing).toMatchObject({
-      code: exitCodes.invalidConfig,
+      code: exitCodes.unreadableConfig,
       stderr: expect.stringContaining('does not exist'),
     });
   });

@@ -127,8 +127,10 @@ describe('hook contracts on live traffic', () => {
     expect(delivered.endsWith(' [signed]')).toBe(true);
     await harness.gateway.dispatcher.whenIdle();
     expect(seen('message_received').some((call) => textOf(call.event).includes('m-live-1'))).toBe(true);
-    expect(seen('session_start').some((call) => call.event.sessionKey === 'agent:main:main')).toBe(true);
-    expect(seen('agent_end').at(-1)?.event).toMatchObject({ success: true, sessionKey: 'agent:main:main' });
+    // Each DM sender has their own session (session.dmScope defaults to per-channel-peer).
+    const ownerSession = 'agent:main:testchat:direct:owner';
+    expect(seen('session_start').some((call) => call.event.sessionKey === ownerSession)).toBe(true);
+    expect(seen('agent_end').at(-1)?.event).toMatchObject({ success: true, sessionKey: ownerSession });
     expect(seen('message_sent').at(-1)?.event).toMatchObject({
       result: { ok: true, messageIds: [reply?.id] },
     });
@@ -242,12 +244,10 @@ describe('hook contracts on live traffic', () => {
     await channel.receive({ text: '/new', sender: { id: 'owner' } });
     const sent = await channel.waitForSent(before + 1);
     expect(sentText(sent.at(-1))).toContain('New session started.');
-    expect(seen('before_reset').at(-1)?.event).toMatchObject({
-      reason: 'new',
-      sessionKey: 'agent:main:main',
-    });
+    const ownerSession = 'agent:main:testchat:direct:owner';
+    expect(seen('before_reset').at(-1)?.event).toMatchObject({ reason: 'new', sessionKey: ownerSession });
     expect((seen('before_reset').at(-1)?.event.messages as unknown[] | undefined)?.length).toBeGreaterThan(0);
-    expect(seen('session_end').at(-1)?.event).toMatchObject({ reason: 'new', sessionKey: 'agent:main:main' });
+    expect(seen('session_end').at(-1)?.event).toMatchObject({ reason: 'new', sessionKey: ownerSession });
   });
 
   it('every hook in the map fired at least once (gateway_stop is checked after close)', () => {

@@ -716,7 +716,9 @@ export function createSessionDispatcher<Payload>(
       }
       if (
         lane.queue.some((queued) => queued.id === message.id) ||
-        lane.active?.batch.messages.some((running) => running.id === message.id) === true
+        lane.active?.batch.messages.some((running) => running.id === message.id) === true ||
+        lane.active?.batch.summarized.some((running) => running.id === message.id) === true ||
+        [...lane.overflow.values()].some((pending) => pending.messages.some((held) => held.id === message.id))
       ) {
         emit({ type: 'dropped', sessionKey, reason: 'duplicate', messages: [message] });
         return { status: 'dropped', reason: 'duplicate' };

@@ -128,6 +128,9 @@ export async function runDoctor(
     } catch (error) {
       checks.push({ name: 'model credentials', ok: false, detail: (error as Error).message });
     }
+    const sharedDms = sharedDmWarning(config.session.dmScope, config.channels);
+    if (sharedDms !== undefined)
+      checks.push({ name: 'dm sessions', ok: false, warning: true, detail: sharedDms });
     for (const [channel, section] of Object.entries(config.channels)) {
       const text = JSON.stringify(section ?? {});
       const hasSecret =
@@ -175,4 +178,33 @@ export async function runDoctor(
       .join('\n'),
   );
   return failed.length === 0 ? 0 : 1;
+}
+
+/**
+ * The warning for `session.dmScope: "main"` (every DM sender in one conversation) when more
+ * than one sender can reach the bot by DM: an allowlist of two or more, or DMs open or
+ * admitted by pairing (the default) on any configured channel or account.
+ */
+export function sharedDmWarning(
+  dmScope: string | undefined,
+  channels: Record<string, unknown>,
+): string | undefined {
+  if (dmScope !== 'main') return undefined;
+  const reasons: string[] = [];
+  const visit = (path: string, section: unknown): void => {
+    if (section === null || typeof section !== 'object') return;
+    const record = section as Record<string, unknown>;
+    const policy = typeof record.dmPolicy === 'string' ? record.dmPolicy : undefined;
+    const allowFrom = Array.isArray(record.allowFrom) ? record.allowFrom.length : 0;
+    if (policy === 'open' || policy === 'pairing') reasons.push(`${path}.dmPolicy is "${policy}"`);
+    else if (allowFrom > 1) reasons.push(`${path}.allowFrom lists ${allowFrom} senders`);
+    else if (policy === undefined && path.split('.').length === 2)
+      reasons.push(`${path} admits DM senders by pairing`);
+    const accounts = record.accounts;
+    if (accounts !== null && typeof accounts === 'object')
+      for (const [id, account] of Object.entries(accounts)) visit(`${path}.accounts.${id}`, account);
+  };
+  for (const [channel, section] of Object.entries(channels)) visit(`channels.${channel}`, section);
+  if (reasons.length === 0) return undefined;
+  return `session.dmScope is "main": every DM sender shares one conversation and its history, and ${reasons[0]}${reasons.length > 1 ? ` (and ${reasons.length - 1} more)` : ''}; set session.dmScope to "per-channel-peer" (the default) so each sender has their own`;
 }

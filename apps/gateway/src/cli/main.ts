@@ -22,10 +22,12 @@ export const exitCodes = {
   unreachable: 3,
   /** The gateway refused the token. */
   unauthorized: 4,
-  /** The config file is missing, unreadable or invalid. */
+  /** The config is invalid (for `gateway run`, also missing or unreadable); see `config validate --help`. */
   invalidConfig: 5,
   /** The session, pairing code or other thing named does not exist. */
   notFound: 6,
+  /** `config validate` only: the config file is missing, cannot be read, or is not JSON5. */
+  unreadableConfig: 7,
 } as const;
 
 /** How long read commands wait for an answer before saying the gateway is not answering. */
@@ -64,12 +66,37 @@ Talking to a running gateway  (--url URL, --token TOKEN, --state-dir DIR; --json
 Local checks
   doctor                            config, state directory, token, model endpoint, channels
   logs [--follow]                   the gateway log file (logging.file in the config)
-  config validate [--config FILE]   check the config and print what is wrong
+  config validate [--config FILE] [--strict]
+                                    every error and warning, with its key path
   config schema                     print the JSON Schema of the config
   --version, --help
 
 Exit codes: 0 ok, 1 failed, 2 usage, 3 no gateway running, 4 token refused,
-            5 invalid config, 6 not found
+            5 invalid config, 6 not found,
+            7 config validate: the file is missing, unreadable or not JSON5 (gateway run: 5)
+`;
+
+const configValidateUsage = `Usage: switchboard config validate [--config FILE] [--strict] [--json]
+
+Checks the config file (--config, else switchboard.json in the state directory) the way
+the gateway does at start-up: the gateway's own keys, routing and sessions, each configured
+channel's settings (channels.<id>, by the channel's schema) and each plugin's config
+(plugins.entries.<name>.config, by the plugin's schema; plugins are imported, not started).
+Every problem is printed with its full key path, errors and warnings together:
+
+  error     stops the gateway from starting: a wrong type or value, a missing required key,
+            an unknown key inside plugins.entries.<name> (a guard with a typo guards
+            nothing), a plugin that cannot be loaded
+  warning   reported and ignored: an unknown key elsewhere (OpenClaw configs carry keys
+            Switchboard does not use), an optional plugin that cannot be loaded
+
+An unknown key close to a known one says which it probably meant ("did you mean
+agents.defaults?").
+
+Exit codes:
+  0  no errors (warnings may be printed)
+  5  errors (an unset \${VAR} included); with --strict, warnings too
+  7  the file is missing, cannot be read, or is not JSON5
 `;
 
 interface ParsedCommand {
@@ -98,6 +125,7 @@ function parse(argv: readonly string[]): ParsedCommand {
       json: { type: 'boolean' },
       'with-token': { type: 'boolean' },
       follow: { type: 'boolean' },
+      strict: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },
@@ -265,12 +293,12 @@ async function configCommand(
     io.error(`unknown config command: ${words[1] ?? '(none)'}; use "config validate" or "config schema"\n`);
     return exitCodes.usage;
   }
-  const { loadConfig } = await import('../config/load.ts');
-  const { ConfigError } = await import('../config/errors.ts');
+  const { checkConfigFile } = await import('../runtime/plugins.ts');
+  const { ConfigError, formatProblems } = await import('../config/errors.ts');
   const state = await stateDirectory(values, io.environment);
-  let loaded: ReturnType<typeof loadConfig>;
+  let checked: Awaited<ReturnType<typeof checkConfigFile>>;
   try {
-    loaded = loadConfig({
+    checked = await checkConfigFile({
       stateDirectory: state,
       environment: io.environment,
       ...(typeof values.config === 'string' ? { path: values.config } : {}),
@@ -282,15 +310,29 @@ async function configCommand(
         `${JSON.stringify({ ok: false, code: error.code, message: error.message, problems: error.problems }, null, 2)}\n`,
       );
     else io.error(`${error.message}\n`);
-    return exitCodes.invalidConfig;
+    return error.code === 'CONFIG_ENV_MISSING' ? exitCodes.invalidConfig : exitCodes.unreadableConfig;
   }
-  print(io, values, { ok: true, path: loaded.path ?? null, warnings: loaded.warnings }, () =>
-    [
-      `${loaded.path ?? '(no config file: defaults)'} is valid.`,
-      ...loaded.warnings.map((warning) => `warning: ${warning.path}: ${warning.message}`),
-    ].join('\n'),
-  );
-  return exitCodes.ok;
+  const { path, problems } = checked;
+  const errors = problems.filter((problem) => problem.severity === 'error').length;
+  const warnings = problems.length - errors;
+  const ok = errors === 0 && !(values.strict === true && warnings > 0);
+  const file = path ?? '(no config file: defaults)';
+  const count = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  const heading =
+    problems.length === 0
+      ? `${file} is valid.`
+      : errors === 0
+        ? `${file} has no errors, but ${count(warnings, 'warning')}${values.strict === true ? ' (--strict: they fail the check)' : ' (warnings do not stop the gateway)'}:`
+        : `${file} is invalid: ${count(errors, 'error')}, ${count(warnings, 'warning')} (errors stop the gateway from starting; warnings do not):`;
+  if (values.json === true) {
+    const code = errors > 0 ? { code: 'CONFIG_INVALID' } : {};
+    io.out(`${JSON.stringify({ ok, ...code, path: path ?? null, errors, warnings, problems }, null, 2)}\n`);
+  } else {
+    const text = problems.length === 0 ? `${heading}\n` : `${heading}\n${formatProblems(problems)}\n`;
+    if (ok) io.out(text);
+    else io.error(text);
+  }
+  return ok ? exitCodes.ok : exitCodes.invalidConfig;
 }
 
 async function pairingCommand(
@@ -356,6 +398,10 @@ export async function runCli(argv: readonly string[], io: CliIo = defaultIo): Pr
   const { words, values } = command;
   if (values.version === true) {
     io.out(`switchboard ${gatewayVersion}\n`);
+    return exitCodes.ok;
+  }
+  if (values.help === true && words[0] === 'config' && words[1] === 'validate') {
+    io.out(configValidateUsage);
     return exitCodes.ok;
   }
   if (values.help === true || words.length === 0) {

@@ -76,6 +76,33 @@ interface StatusProfile {
   models?: Array<{ model: string; reason: string; remainingMs: number }>;
 }
 
+/** The queue policy and what the gateway decided not to answer, for `status`. */
+function formatQueue(status: Record<string, unknown>): string[] {
+  const queue = status.queue as { mode: string; cap: number; drop: string; debounceMs: number } | undefined;
+  const notAnswered = status.notAnswered as
+    | {
+        counts: Record<string, number>;
+        recent: Array<{ at: number; reason: string; detail: string; channel: string; chatId?: string }>;
+      }
+    | undefined;
+  const lines: string[] = [];
+  if (queue !== undefined)
+    lines.push(
+      `Queue: ${queue.mode}, at most ${queue.cap} waiting per session, then ${queue.drop === 'summarize' ? 'the oldest are summarized into the next turn' : `the ${queue.drop}est is dropped and its sender told`} (messages.queue)`,
+    );
+  const counts = Object.entries(notAnswered?.counts ?? {});
+  if (counts.length > 0) {
+    lines.push(
+      `Not answered since start: ${counts.map(([reason, count]) => `${reason} ${count}`).join(', ')}`,
+    );
+    for (const entry of (notAnswered?.recent ?? []).slice(0, 5))
+      lines.push(
+        `  ${new Date(entry.at).toISOString()} ${entry.channel}${entry.chatId === undefined ? '' : ` chat ${entry.chatId}`}: ${entry.reason} (${entry.detail})`,
+      );
+  }
+  return lines;
+}
+
 /** The `status` payload for people. */
 export function formatStatus(status: Record<string, unknown>): string {
   const runs = (status.runs ?? {}) as { running?: number; waiting?: number; queuedMessages?: number };
@@ -99,6 +126,7 @@ export function formatStatus(status: Record<string, unknown>): string {
     `Turns: ${runs.running ?? 0} running, ${runs.waiting ?? 0} waiting for a slot, ${runs.queuedMessages ?? 0} messages queued` +
       `${Number(status.pendingInbound ?? 0) > 0 ? `, ${String(status.pendingInbound)} received and not yet answered` : ''}`,
     `Sessions: ${sessionsInfo?.count ?? 0}${sessionsInfo?.durability === 'full' ? ' (commits fsynced: session.durability "full")' : ''}`,
+    ...formatQueue(status),
     `Channels:${channels.length === 0 ? ' none configured' : ''}`,
     ...channels.map(
       (channel) =>

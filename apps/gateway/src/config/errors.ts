@@ -12,6 +12,8 @@ export const configErrorCodes = {
   CONFIG_UNSAFE: 'The config asks for something unsafe (for example a public bind without auth).',
   STATE_DIR_UNUSABLE: 'The state directory cannot be created or written.',
   TOKEN_INVALID: 'The gateway token is blank or a placeholder.',
+  TEST_SWITCH_REFUSED:
+    'A test-only environment switch is set without `NODE_ENV=test`, or with a bad value; the gateway refuses to start (decision 0007).',
 } as const satisfies ErrorCodeTable;
 
 export type ConfigErrorCode = keyof typeof configErrorCodes;

@@ -1,13 +1,14 @@
 import { authConfigSchema } from '@switchboard/auth-profiles';
 import { pluginsConfigSchema } from '@switchboard/hooks';
-import { agentEntrySchema, bindingsSchema, sessionConfigSchema } from '@switchboard/routing';
+import { agentEntrySchema, bindingsSchema, dmScopeSchema, sessionConfigSchema } from '@switchboard/routing';
 import { z } from 'zod';
 
 /**
  * The gateway configuration (`switchboard.json`, JSON5). Keys follow OpenClaw's shape where
  * they overlap, so an OpenClaw config mostly just works: `gateway`, `models.providers`,
  * `agents.defaults`, `agents.list`, `bindings`, `session`, `auth`, `channels.<name>` with
- * `accounts`, `plugins`. Every object is strict so unknown keys can be reported (as warnings).
+ * `accounts`, `plugins`. Keys it does not know are reported at every depth with their key
+ * path (see validate.ts and docs/decisions/0010): warnings, except inside `plugins.entries`.
  */
 
 const thinkingLevelSchema = z.enum(['off', 'minimal', 'low', 'medium', 'high', 'xhigh']);
@@ -65,6 +66,13 @@ const agentDefaultsSchema = z.strictObject({
   timeoutSeconds: z.number().positive().default(600),
   maxConcurrent: z.number().int().positive().default(4),
   maxModelCalls: z.number().int().positive().default(50),
+  rateLimitMaxWaitSeconds: z
+    .number()
+    .min(0)
+    .default(60)
+    .describe(
+      "Most seconds one run waits in total, when every key and model is rate-limited or overloaded, for the provider's retry-after (or a backoff) before trying again; a longer wait fails the turn with the time to wait. 0 never waits.",
+    ),
   blockStreaming: blockStreamingSchema.default('off'),
   typingIntervalSeconds: z.number().positive().default(6),
   compaction: compactionSchema.optional(),
@@ -92,6 +100,13 @@ const resetPolicySchema = z.strictObject({
 
 const sessionSchema = z.strictObject({
   ...sessionConfigSchema.shape,
+  /**
+   * Switchboard's default is `per-channel-peer` (OpenClaw's own advice for any bot with more
+   * than one DM sender): each sender gets their own conversation. `main` (OpenClaw's default,
+   * every DM in one session) stays available when set explicitly; `doctor` warns when it is
+   * combined with more than one allowed DM sender.
+   */
+  dmScope: dmScopeSchema.default('per-channel-peer'),
   scope: z.enum(['per-sender', 'global']).optional(),
   reset: resetPolicySchema.optional(),
   resetByType: z
@@ -181,13 +196,14 @@ export const gatewayConfigSchema = z.strictObject({
     })
     .default({ defaults: agentDefaultsSchema.parse({}) }),
   bindings: bindingsSchema.default([]),
-  session: sessionSchema.default({}),
+  session: sessionSchema.prefault({}),
   messages: messagesSchema.default({}),
   /** Credential profiles, their order per provider, and cooldown settings (@switchboard/auth-profiles). */
   auth: authConfigSchema.optional(),
   /** `channels.<id>`: each validated by the channel plugin that owns the id. */
   channels: z.record(z.string(), z.unknown()).default({}),
-  plugins: z.unknown().optional(),
+  /** Plugins to load; each entry's `config` is validated by the plugin's own schema. */
+  plugins: pluginsConfigSchema.optional(),
   tools: toolsSchema.default({}),
   logging: loggingSchema.default({ level: 'info' }),
 });
@@ -199,7 +215,7 @@ export type AgentConfig = z.infer<typeof agentSchema>;
 export type AgentDefaults = z.infer<typeof agentDefaultsSchema>;
 export type ModelChoice = z.infer<typeof modelChoiceSchema>;
 
-/** The plugins section's own schema, applied by the plugin loader (it reports its own paths). */
+/** The plugins section's own schema (from the plugin SDK); entries' `config` is checked per plugin. */
 export { pluginsConfigSchema };
 
 /** JSON Schema of the configuration, for editors (`switchboard config schema`). */

@@ -5,6 +5,7 @@ import type { GatewayConfig } from '../config/schema.ts';
 import type { ChannelManager } from '../runtime/channels.ts';
 import type { Inbound } from '../runtime/inbound.ts';
 import type { ModelCatalog } from '../runtime/models.ts';
+import type { NotAnsweredLog } from '../runtime/not-answered.ts';
 import type { SendOutbound } from '../runtime/outbound.ts';
 import type { RunRegistry } from '../runtime/runs.ts';
 import type { TurnInput } from '../runtime/turn-input.ts';
@@ -25,6 +26,8 @@ export interface MethodServices {
   readonly channels: ChannelManager;
   readonly pairing: PairingStore;
   readonly runs: RunRegistry;
+  /** Messages the gateway decided not to answer, and why. */
+  readonly notAnswered: NotAnsweredLog;
   readonly inbound: Inbound;
   readonly send: SendOutbound;
   readonly dispatcher: () => SessionDispatcher<TurnInput>;

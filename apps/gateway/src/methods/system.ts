@@ -1,4 +1,5 @@
 import { getHeapStatistics } from 'node:v8';
+import { resolveQueueSettings } from '@switchboard/sessions';
 import { z } from 'zod';
 import { GatewayError } from '../protocol/errors.ts';
 import { defineMethod, type GatewayMethod } from '../protocol/server.ts';
@@ -67,6 +68,23 @@ export function systemMethods(services: MethodServices): GatewayMethod[] {
           },
           /** Journaled inbound messages not yet answered (capped at 1000). */
           pendingInbound: unanswered.length,
+          /** The queue policy in force (`messages.queue`, defaults filled in). */
+          queue: resolveQueueSettings({
+            ...(services.config.messages.queue?.mode === undefined
+              ? {}
+              : { mode: services.config.messages.queue.mode }),
+            ...(services.config.messages.queue?.cap === undefined
+              ? {}
+              : { cap: services.config.messages.queue.cap }),
+            ...(services.config.messages.queue?.drop === undefined
+              ? {}
+              : { drop: services.config.messages.queue.drop }),
+            ...(services.config.messages.queue?.debounceMs === undefined
+              ? {}
+              : { debounceMs: services.config.messages.queue.debounceMs }),
+          }),
+          /** What the gateway decided not to answer since it started: counts and the latest. */
+          notAnswered: { counts: services.notAnswered.counts(), recent: services.notAnswered.recent(20) },
           authProfiles: services.authProfilesStatus(),
           plugins: services.pluginLoadReport(),
           sessions: {

@@ -7,7 +7,6 @@ import {
   type ChannelPlugin,
   createPluginRegistry,
   type Logger,
-  loadPlugins,
   type PluginDefinition,
   type PluginLoadReport,
 } from '@switchboard/hooks';
@@ -15,6 +14,7 @@ import {
   createSessionDispatcher,
   createSqliteSessionStore,
   type Durability,
+  defaultQueueSettings,
   type SessionDispatcher,
 } from '@switchboard/sessions';
 import { z } from 'zod';
@@ -44,12 +44,16 @@ import {
 } from '../state/state-directory.ts';
 import { createWebChat } from '../webchat/index.ts';
 import { createChannelManager } from './channels.ts';
+import { armCrashPoints } from './crash-points.ts';
 import { createDirectives } from './directives.ts';
 import { startIdleHeapTrim } from './idle-heap-trim.ts';
 import { createInbound } from './inbound.ts';
 import { createGatewayLogger } from './logger.ts';
 import { createModelCatalog, defaultModelReference } from './models.ts';
+import { createNotAnsweredLog } from './not-answered.ts';
 import { createOutbound } from './outbound.ts';
+import { startPlugins } from './plugins.ts';
+import { createQueueOutcomes } from './queue-outcomes.ts';
 import { createTurnRunner } from './runner.ts';
 import { createRunRegistry } from './runs.ts';
 import type { TurnInput } from './turn-input.ts';
@@ -100,38 +104,6 @@ export function resolveBindHost(bind: string): string {
   return bind;
 }
 
-/**
- * The channels shipped with the gateway. Each package's default export is a plugin that
- * registers its channel. A channel's package (and its platform SDK) is imported only when
- * `channels.<id>` is configured, so an unused SDK costs no start time and no memory.
- */
-type PluginModule = { default?: PluginDefinition };
-const builtinChannels: Readonly<Record<string, () => Promise<PluginModule>>> = {
-  telegram: () => import('@switchboard/channel-telegram') as Promise<PluginModule>,
-  discord: () => import('@switchboard/channel-discord') as Promise<PluginModule>,
-  slack: () => import('@switchboard/channel-slack') as Promise<PluginModule>,
-  whatsapp: () => import('@switchboard/channel-whatsapp') as Promise<PluginModule>,
-};
-
-async function builtinChannelPlugins(
-  configuredChannels: readonly string[],
-  logger: Logger,
-): Promise<PluginDefinition[]> {
-  const plugins: PluginDefinition[] = [];
-  for (const id of configuredChannels) {
-    const load = builtinChannels[id];
-    if (load === undefined) continue;
-    try {
-      const module = await load();
-      if (module.default !== undefined) plugins.push(module.default);
-      else logger.error('a built-in channel package has no default plugin export', { channel: id });
-    } catch (error) {
-      logger.error('could not load a built-in channel', { channel: id, error: String(error) });
-    }
-  }
-  return plugins;
-}
-
 /** Loads the config and starts the gateway: store, plugins, channels, protocol server, recovery. */
 export async function startGateway(options: StartGatewayOptions = {}): Promise<GatewayHandle> {
   const environment = options.environment ?? process.env;
@@ -169,11 +141,17 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   if (token?.source === 'generated')
     logger.info(`generated a gateway token; it is in ${token.path} (mode 0600)`);
 
+  const crashPointArmed = armCrashPoints(environment);
+  if (crashPointArmed !== undefined)
+    logger.warn(`[TEST] crash point armed: the gateway SIGKILLs itself at ${crashPointArmed}`);
+
   const store = await createSqliteSessionStore({
     stateDirectory,
     durability: options.durability ?? config.session.durability ?? 'normal',
     ...(options.now === undefined ? {} : { now }),
   });
+  // What the last process left unanswered, listed before anything is admitted (decision 0004).
+  const leftUnanswered = await store.listUnfinishedInbound();
   const registry = createPluginRegistry({ logger });
   const catalog = createModelCatalog(config, environment);
   let pluginReport: PluginLoadReport = { loaded: [], failed: [], disabled: [] };
@@ -185,12 +163,12 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     return dispatcher;
   };
   try {
-    const configuredChannels = Object.keys(config.channels);
-    pluginReport = await loadPlugins(registry, {
-      config: config.plugins,
-      baseDirectory: resolve(import.meta.dirname, '..', '..'),
-      ...(loaded.path === undefined ? {} : { configDirectory: resolve(loaded.path, '..') }),
-      bundled: [...(options.plugins ?? []), ...(await builtinChannelPlugins(configuredChannels, logger))],
+    // Stops start-up on an invalid plugin or channel config, or a plugin that cannot load
+    // (unless optional): decision 0010.
+    pluginReport = await startPlugins(registry, {
+      config,
+      configPath: loaded.path,
+      ...(options.plugins === undefined ? {} : { extra: options.plugins }),
       logger,
     });
   } catch (error) {
@@ -201,6 +179,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   const pairing = createPairingStore(store, { now });
   await pairing.load();
   const runs = createRunRegistry({ now });
+  const notAnswered = createNotAnsweredLog({ now });
   const broadcast = (event: string, payload: unknown, filter?: Parameters<ProtocolServer['broadcast']>[2]) =>
     server?.broadcast(event, payload, filter);
   const channels = createChannelManager({
@@ -354,6 +333,17 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
       );
     },
   });
+  const queueOutcomes = createQueueOutcomes({
+    store,
+    runs,
+    send,
+    logger,
+    notAnswered,
+    capFor: (channel) =>
+      config.messages.queue?.byChannel?.[channel]?.cap ??
+      config.messages.queue?.cap ??
+      defaultQueueSettings.cap,
+  });
   dispatcher = createSessionDispatcher<TurnInput>({
     runBatch: (batch, signal) => runner.runBatch(batch, signal),
     trySteer: (run, message) => runner.trySteer(run, message),
@@ -361,21 +351,8 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     defaults: {},
     onEvent: (event) => {
       if (event.type === 'run-end') heapTrim.noteActivity();
-      if (event.type === 'dropped') {
-        for (const message of event.messages) {
-          void store
-            .updateInbound(message.payload.ref, 'failed', {
-              error: `dropped from the queue (${event.reason})`,
-            })
-            .catch(() => undefined);
-          const run = message.payload.runId === undefined ? undefined : runs.get(message.payload.runId);
-          if (run !== undefined && run.final === undefined) {
-            runs.finish(run.runId, 'aborted', {
-              ok: true,
-              payload: { runId: run.runId, status: 'aborted', summary: `dropped (${event.reason})` },
-            });
-          }
-        }
+      if (event.type === 'dropped' || event.type === 'summarized') {
+        queueOutcomes(event);
       } else if (event.type === 'run-end' && event.outcome === 'error') {
         logger.error('run crashed', {
           sessionKey: event.sessionKey,
@@ -400,6 +377,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     channels,
     pairing,
     runs,
+    notAnswered,
     inbound: inboundImpl,
     send,
     dispatcher: getDispatcher,
@@ -411,7 +389,10 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
       failed: pluginReport.failed.map((failure) => ({
         ...(failure.plugin === undefined ? {} : { plugin: failure.plugin }),
         source: failure.source,
-        error: failure.error.message,
+        error:
+          failure.optional === true
+            ? `optional, the gateway runs without it: ${failure.error.message}`
+            : failure.error.message,
       })),
     }),
     authProfilesStatus: () => auth.status(),
@@ -529,13 +510,13 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
       plugin: registration.plugin,
       channel: registration.channel,
     }));
-  const channelWarnings = await channels.start(channelRegistrations, config.channels);
-  for (const warning of channelWarnings) logger.warn(`config: ${warning}`);
+  // Unknown channel keys were already reported, with suggestions, by startPlugins.
+  await channels.start(channelRegistrations, config.channels);
   for (const id of Object.keys(config.channels)) {
     if (registry.channel(id) === undefined)
       logger.warn(`config: channels.${id}: no channel plugin with this id is loaded; the section is ignored`);
   }
-  await inboundImpl.recover();
+  await inboundImpl.recover(leftUnanswered);
   const gatewaySignal = new AbortController();
   if (registry.hooks.has('gateway_start')) {
     void registry.hooks.run('gateway_start', {

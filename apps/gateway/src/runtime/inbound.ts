@@ -15,6 +15,7 @@ import type { PairingStore } from '../access/pairing.ts';
 import type { GatewayConfig } from '../config/schema.ts';
 import { GatewayError } from '../protocol/errors.ts';
 import type { ManagedAccount } from './channels.ts';
+import { crashPoint } from './crash-points.ts';
 import type { Directives } from './directives.ts';
 import type { SendOutbound } from './outbound.ts';
 import type { RunFinal, RunRegistry } from './runs.ts';
@@ -85,8 +86,12 @@ export interface InboundDependencies {
 export interface Inbound {
   receiveFromChannel(account: ManagedAccount, message: InboundMessage): Promise<ReceiveOutcome>;
   submitRpc(submission: RpcSubmission): Promise<RpcAdmission>;
-  /** Resumes journaled messages that were never answered; returns how many. */
-  recover(): Promise<number>;
+  /**
+   * Resumes journaled messages that were never answered; returns how many. Takes the records
+   * listed before the gateway admitted anything (see gateway.ts), so a message admitted by
+   * this process is never taken for one left over by the last.
+   */
+  recover(records: readonly InboundRecord[]): Promise<number>;
   /** Resolves the session key and agent for a protocol request. */
   resolveSession(
     sessionKey: string | undefined,
@@ -339,6 +344,7 @@ export function createInbound(dependencies: InboundDependencies): Inbound {
         payload,
       });
       if (journaled.duplicate) return { status: 'duplicate' };
+      crashPoint('after-journal');
       const conversation = `${message.channel}:${message.accountId}:${message.peer.id}`;
       void inOrder(conversation, () => process(journaled.record, payload, false)).catch((error: unknown) => {
         logger.error('inbound processing failed', { ref: refKey(journaled.record), error: String(error) });
@@ -402,8 +408,7 @@ export function createInbound(dependencies: InboundDependencies): Inbound {
       return { status: 'accepted', runId, sessionKey, agentId };
     },
 
-    async recover() {
-      const records = await store.listUnfinishedInbound();
+    async recover(records) {
       let count = 0;
       for (const record of records) {
         const payload = record.payload as ChannelJournalPayload | RpcJournalPayload | undefined;

@@ -8,6 +8,7 @@ import {
 import type { SessionStore } from '@switchboard/sessions';
 import { GatewayError } from '../protocol/errors.ts';
 import type { ChannelManager } from './channels.ts';
+import { crashPoint } from './crash-points.ts';
 
 export type OutboundResult =
   | { readonly status: 'sent'; readonly messageIds: readonly string[] }
@@ -103,7 +104,10 @@ export function createOutbound(dependencies: OutboundDependencies): SendOutbound
     const running = account.running;
     try {
       const result = await sendWithRetry(() => running.send(message), options.signal);
-      if (key !== undefined) await store.recordDelivery(key, result.messageIds.join(',') || 'sent');
+      if (key !== undefined) {
+        await store.recordDelivery(key, result.messageIds.join(',') || 'sent');
+        crashPoint('after-chunk-recorded');
+      }
       if (hooks.has('message_sent')) {
         await hooks.run('message_sent', {
           ...scope,

@@ -46,6 +46,7 @@ import type {
 import {
   applyResetPolicy,
   evaluateSessionFreshness,
+  formatCollectPrompt,
   type ResolvedResetPolicy,
   resolveResetPolicy,
 } from '@switchboard/sessions';
@@ -62,6 +63,7 @@ import { toProtocolError } from '../protocol/errors.ts';
 import { createBuiltinTools, type MessageTarget } from '../tools/builtin.ts';
 import { openWorkspace, type WorkspaceFiles } from '../tools/workspace-files.ts';
 import type { ChannelManager } from './channels.ts';
+import { crashPoint } from './crash-points.ts';
 import type { ModelCatalog, ModelTarget } from './models.ts';
 import type { SendOutbound } from './outbound.ts';
 import { type Broadcast, createRunEvents } from './run-events.ts';
@@ -72,9 +74,20 @@ import { refKey, type TurnInput } from './turn-input.ts';
 export const answeredMarkerType = 'inbound-answered';
 
 interface AnsweredMarker {
+  /** Every journal ref the turn answers: its batch, the summarized messages and steered ones. */
   readonly refs: readonly string[];
   readonly runId: string;
   readonly replies: readonly string[];
+  /**
+   * The base of the reply's delivery-receipt keys (`<base>:final:<chunk>`). Absent in markers
+   * written before it existed, whose base was their last ref.
+   */
+  readonly deliveryKey?: string;
+}
+
+/** The delivery-key base a marker's reply was sent under (decision 0004). */
+function deliveryKeyOf(marker: AnsweredMarker): string {
+  return marker.deliveryKey ?? marker.refs[marker.refs.length - 1] ?? marker.runId;
 }
 
 /** The model, credential and thinking level of one attempt. */
@@ -216,10 +229,10 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
     input: TurnInput,
     target: ReturnType<typeof replyTarget>,
     scope: { sessionKey: string; agentId: string; runId: string },
+    keyBase: string,
   ) {
     if (target === undefined) return undefined;
     const capabilities = services.channels.account(target.channel, target.accountId)?.channel.capabilities;
-    const keyBase = refKey(input.ref);
     return createReplyStream({
       channel: {
         textChunkLimit: capabilities?.textLimit ?? 4000,
@@ -255,25 +268,50 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
     });
   }
 
-  async function findAnswered(
-    sessionKey: string,
-    refs: readonly string[],
-  ): Promise<AnsweredMarker | undefined> {
+  /** The answered-markers of the session's recent turns, by each ref they answer. */
+  async function answeredMarkers(sessionKey: string): Promise<Map<string, AnsweredMarker>> {
+    const byRef = new Map<string, AnsweredMarker>();
     const session = await store.getSession(sessionKey);
-    if (session === undefined) return undefined;
+    if (session === undefined) return byRef;
     const info = await store.getTranscript(session.sessionId);
-    if (info === undefined) return undefined;
+    if (info === undefined) return byRef;
     const entries = await store.readTranscript(session.sessionId, {
       fromSequence: Math.max(1, info.lastSequence - 400),
       types: ['custom'],
     });
-    for (let index = entries.length - 1; index >= 0; index -= 1) {
-      const entry = entries[index];
+    for (const entry of entries) {
       if (entry?.type !== 'custom' || entry.customType !== answeredMarkerType) continue;
       const marker = entry.data as AnsweredMarker;
-      if (refs.every((ref) => marker.refs.includes(ref))) return marker;
+      for (const ref of marker.refs) byRef.set(ref, marker);
     }
-    return undefined;
+    return byRef;
+  }
+
+  /**
+   * Recovery, per journal record (decision 0004): each recovered input that a persisted turn
+   * already answered gets that turn's stored reply re-delivered under the turn's own delivery
+   * keys (receipts skip what was sent) and is marked replied. Returns the inputs no turn
+   * answered yet: only those reach the model.
+   */
+  async function settleAnswered(
+    inputs: readonly TurnInput[],
+    sessionKey: string,
+    agentId: string,
+  ): Promise<{ unanswered: TurnInput[]; markers: AnsweredMarker[] }> {
+    const byRef = await answeredMarkers(sessionKey);
+    const groups = new Map<AnsweredMarker, TurnInput[]>();
+    const unanswered: TurnInput[] = [];
+    for (const input of inputs) {
+      const marker = input.recovered === true ? byRef.get(refKey(input.ref)) : undefined;
+      if (marker === undefined) unanswered.push(input);
+      else groups.set(marker, [...(groups.get(marker) ?? []), input]);
+    }
+    for (const [marker, answered] of groups) {
+      await redeliver(answered[answered.length - 1]!, marker, sessionKey, agentId);
+      crashPoint('after-redelivery');
+      await finishInbound(answered, 'replied');
+    }
+    return { unanswered, markers: [...groups.keys()] };
   }
 
   async function finishInbound(
@@ -426,7 +464,8 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
   }
 
   async function runBatch(batch: RunBatch<TurnInput>, signal: AbortSignal): Promise<void> {
-    const inputs = batch.messages.map((message) => message.payload);
+    // Summarized messages of this conversation ride in this turn: it answers them too.
+    let inputs = [...batch.summarized, ...batch.messages].map((message) => message.payload);
     const last = inputs[inputs.length - 1]!;
     if (last.kind === 'compact') {
       await runCompaction(batch, last, signal);
@@ -435,32 +474,42 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
     const sessionKey = batch.sessionKey;
     const agentId = last.agentId;
     const runId = inputs.length === 1 && last.runId !== undefined ? last.runId : batch.runId;
+    let prompt = batch.prompt;
     if (services.runs.get(runId)?.final === undefined && services.runs.get(runId) === undefined)
       services.runs.accept(runId, sessionKey, agentId);
     services.runs.start(runId);
     const startedAt = now();
     const events = createRunEvents({ broadcast: services.broadcast, runId, sessionKey, agentId, now });
     const scope = { sessionKey, agentId, runId, channel: last.channel };
-    const refs = inputs.map((input) => refKey(input.ref));
     // The journal record stays `received` until the turn is answered: recovery only asks
     // "not replied yet?", so an intermediate `running` write would cost a commit per message.
     events.start();
 
     if (inputs.some((input) => input.recovered === true)) {
-      const answered = await findAnswered(sessionKey, refs);
-      if (answered !== undefined) {
-        await redeliver(last, answered, runId, sessionKey, agentId);
-        const final: RunFinal = {
-          ok: true,
-          payload: okPayload(runId, answered.replies, undefined, startedAt),
-        };
-        await persistFinal(runId, final);
-        await finishInbound(inputs, 'replied');
-        events.end({ status: 'ok', message: undefined, text: answered.replies.join('\n\n') });
+      const settled = await settleAnswered(inputs, sessionKey, agentId);
+      if (settled.unanswered.length === 0) {
+        const replies = settled.markers.flatMap((marker) => marker.replies);
+        const final: RunFinal = { ok: true, payload: okPayload(runId, replies, undefined, startedAt) };
+        if (last.origin === 'rpc') await persistFinal(runId, final);
+        events.end({ status: 'ok', message: undefined, text: replies.join('\n\n') });
         services.runs.finish(runId, 'ok', final, { stopReason: 'stop' });
         return;
       }
+      if (settled.unanswered.length < inputs.length) {
+        // Only what no stored turn answered goes to the model.
+        inputs = settled.unanswered;
+        prompt =
+          inputs.length === 1
+            ? inputs[0]!.text
+            : formatCollectPrompt(
+                inputs.map((input) => input.text),
+                undefined,
+              );
+      }
     }
+    // The reply's receipt keys: from the last message this turn answers (never one a stored
+    // turn answered, whose keys belong to that turn's reply).
+    const deliveryKey = refKey(inputs[inputs.length - 1]!.ref);
 
     const created = await store.ensureSession(sessionKey, {
       agentId,
@@ -519,7 +568,7 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
     }
 
     const target = replyTarget(last, session);
-    const reply = createReply(last, target, scope);
+    const reply = createReply(last, target, scope, deliveryKey);
     const stopTyping = startTyping(target);
     const runTimeoutMs = last.timeoutMs ?? config.agents.defaults.timeoutSeconds * 1000;
     const runController = new AbortController();
@@ -532,8 +581,9 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
     }, runTimeoutMs);
     runTimer.unref();
 
-    let prompt = batch.prompt;
     let agent: Agent | undefined;
+    /** Messages steered into this run: it answers them too. */
+    let steeredInputs: readonly TurnInput[] = [];
     let status: 'ok' | 'error' | 'aborted' = 'ok';
     let errorText: string | undefined;
     let errorClass: string | undefined;
@@ -769,6 +819,19 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
             ...(sessionPin === undefined ? {} : { sessionPin }),
             compactionCount: session.compactionCount,
             signal: runController.signal,
+            maxWaitMs: config.agents.defaults.rateLimitMaxWaitSeconds * 1000,
+            onWait: (wait) => {
+              logger.info('waiting for a rate-limited model before trying again', {
+                sessionKey,
+                runId,
+                waitMs: wait.waitMs,
+                reason: wait.reason,
+                model: `${wait.provider}/${wait.model}`,
+                ...(wait.profileId === undefined ? {} : { profile: wait.profileId }),
+                attempt: wait.attempt,
+              });
+              events.waiting(wait);
+            },
             attempt: async (candidate) => {
               const target = services.catalog.resolve(`${candidate.provider}/${candidate.model}`);
               current = {
@@ -872,8 +935,11 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
       try {
         if (runController.signal.aborted && services.isShuttingDown())
           throw new Error('cut short by a shutdown');
-        await appendTurn(newMessages, { refs, runId, replies });
+        const steeredRefs = active.get(sessionKey)?.steeredRefs ?? [];
+        const refs = [...inputs, ...steeredRefs].map((input) => refKey(input.ref));
+        await appendTurn(newMessages, { refs, runId, replies, deliveryKey });
         persisted = true;
+        crashPoint('after-turn-persisted');
       } catch (error) {
         // The session was reset (`/new`) while this turn ran: the turn belonged to the old one.
         logger.warn('turn not persisted', {
@@ -946,6 +1012,7 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
     } finally {
       clearTimeout(runTimer);
       signal.removeEventListener('abort', onAbort);
+      steeredInputs = active.get(sessionKey)?.steeredRefs ?? [];
       active.delete(sessionKey);
     }
 
@@ -958,14 +1025,14 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
           reply.onMessageEnd(`⚠️ ${errorText}`);
         }
         summary = await reply.onRunEnd({ aborted: status === 'aborted' });
+        crashPoint('before-journal-closed');
       }
     } catch (error) {
       logger.error('reply delivery failed', { sessionKey, runId, error: String(error) });
     } finally {
       stopTyping();
     }
-    const steered = active.get(sessionKey)?.steeredRefs ?? [];
-    const allInputs = [...inputs, ...steered];
+    const allInputs = [...inputs, ...steeredInputs];
     if (status === 'aborted' && services.isShuttingDown()) {
       // Cut short by a shutdown, not by a user: leave the journal records as they are so the
       // next start resumes them (decision 0004); the client retries with the same key.
@@ -1002,13 +1069,23 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
                 },
               },
             };
-    // Closing the journal and storing the final in the same tick: one group commit.
+    // Protocol runs summarized into this turn end with it: their clients wait on their own ids.
+    const carried = allInputs.filter(
+      (input) => input.origin === 'rpc' && input.runId !== undefined && input.runId !== runId,
+    );
+    const carriedFinal = (input: TurnInput): RunFinal => ({
+      ...final,
+      payload: { ...final.payload, runId: input.runId },
+    });
+    // Closing the journal and storing the finals in the same tick: one group commit.
     await Promise.all([
       status === 'ok'
         ? finishInbound(allInputs, 'replied')
         : finishInbound(allInputs, 'failed', status === 'aborted' ? 'aborted' : errorText),
       last.origin === 'rpc' ? persistFinal(runId, final) : undefined,
+      ...carried.map((input) => persistFinal(input.runId!, carriedFinal(input))),
     ]);
+    for (const input of carried) services.runs.finish(input.runId!, status, carriedFinal(input));
     events.end({
       status,
       message: finalMessage,
@@ -1070,12 +1147,16 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
   async function redeliver(
     input: TurnInput,
     marker: AnsweredMarker,
-    runId: string,
     sessionKey: string,
     agentId: string,
   ): Promise<void> {
     const session = await store.getSession(sessionKey);
-    const reply = createReply(input, replyTarget(input, session), { sessionKey, agentId, runId });
+    const reply = createReply(
+      input,
+      replyTarget(input, session),
+      { sessionKey, agentId, runId: marker.runId },
+      deliveryKeyOf(marker),
+    );
     if (reply === undefined) return;
     for (const text of marker.replies) {
       reply.onMessageStart();
