@@ -6,6 +6,7 @@ const config: ViteUserConfig = defineConfig({
       'packages/*/vitest.config.ts',
       'packages/channels/*/vitest.config.ts',
       'apps/*/vitest.config.ts',
+      'scripts/vitest.config.ts',
     ],
   },
 });

@@ -5,8 +5,11 @@
 //  4. channel packages depend on no internal package but @switchboard/hooks (and testkit in tests);
 //  5. shipped code never imports @switchboard/testkit (it is for tests and benches only).
 // Prints every violation with its file and line, and exits 1 if there is any.
+// Imports are read with TypeScript's own pre-processor (multi-line imports, `export … from`,
+// `import()` and `import type` included), not line by line.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import ts from 'typescript';
 
 interface WorkspacePackage {
   readonly name: string;
@@ -15,9 +18,17 @@ interface WorkspacePackage {
   readonly declared: ReadonlySet<string>;
 }
 
-const root = resolve(import.meta.dirname, '..');
+/** Every module specifier a source file imports or re-exports, with its 1-based line. */
+export function importsOf(text: string): Array<{ specifier: string; line: number }> {
+  const info = ts.preProcessFile(text, true, true);
+  const lineStarts = ts.computeLineStarts(text);
+  return info.importedFiles.map((file) => ({
+    specifier: file.fileName,
+    line: ts.computeLineAndCharacterOfPosition(lineStarts, file.pos).line + 1,
+  }));
+}
 
-function listPackages(): WorkspacePackage[] {
+function listPackages(root: string): WorkspacePackage[] {
   const groups: Array<[string, WorkspacePackage['kind']]> = [
     ['packages', 'package'],
     ['packages/channels', 'channel'],
@@ -64,9 +75,6 @@ function walk(directory: string, files: string[]): void {
   }
 }
 
-const importPattern =
-  /(?:^|\s)(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
-
 function isTestOrBench(file: string, directory: string): boolean {
   const local = relative(directory, file);
   return (
@@ -77,19 +85,16 @@ function isTestOrBench(file: string, directory: string): boolean {
   );
 }
 
-const packages = listPackages();
-const byName = new Map(packages.map((workspacePackage) => [workspacePackage.name, workspacePackage]));
-const problems: string[] = [];
+/** Every boundary violation in the workspace at `root`, as `file:line: what`. */
+export function findBoundaryProblems(root: string): { packages: number; problems: string[] } {
+  const packages = listPackages(root);
+  const byName = new Map(packages.map((workspacePackage) => [workspacePackage.name, workspacePackage]));
+  const problems: string[] = [];
 
-for (const workspacePackage of packages) {
-  for (const file of listSourceFiles(workspacePackage.directory)) {
-    const text = readFileSync(file, 'utf8');
-    const lines = text.split('\n');
-    lines.forEach((line, index) => {
-      for (const match of line.matchAll(importPattern)) {
-        const specifier = match[1] ?? match[2];
-        if (specifier === undefined) continue;
-        const where = `${relative(root, file)}:${index + 1}`;
+  for (const workspacePackage of packages) {
+    for (const file of listSourceFiles(workspacePackage.directory)) {
+      for (const { specifier, line } of importsOf(readFileSync(file, 'utf8'))) {
+        const where = `${relative(root, file)}:${line}`;
         if (specifier.startsWith('.')) {
           const target = resolve(dirname(file), specifier);
           if (!target.startsWith(workspacePackage.directory + sep)) {
@@ -126,13 +131,17 @@ for (const workspacePackage of packages) {
           );
         }
       }
-    });
+    }
   }
+  return { packages: packages.length, problems };
 }
 
-if (problems.length > 0) {
-  console.error(`Package boundary check failed (${problems.length}):`);
-  for (const problem of problems) console.error(`  ${problem}`);
-  process.exit(1);
+if (import.meta.main) {
+  const { packages, problems } = findBoundaryProblems(resolve(import.meta.dirname, '..'));
+  if (problems.length > 0) {
+    console.error(`Package boundary check failed (${problems.length}):`);
+    for (const problem of problems) console.error(`  ${problem}`);
+    process.exit(1);
+  }
+  console.log(`Package boundaries hold across ${packages} packages.`);
 }
-console.log(`Package boundaries hold across ${packages.length} packages.`);

@@ -27,7 +27,7 @@ export interface ModelFailureClassification {
 }
 
 // ---------------------------------------------------------------------------------------
-// Text patterns (case-insensitive). Order of evaluation follows spec §B.3.
+// Text patterns (case-insensitive), evaluated in this order.
 
 const imageSize = [
   /image[^.]{0,40}(?:too large|exceeds|dimensions?)/i,

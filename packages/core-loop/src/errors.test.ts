@@ -1,4 +1,4 @@
-// Failure classification (spec §B.3), context-overflow detection (case 51) and the ModelError API.
+// Failure classification, context-overflow detection (case 51) and the ModelError API.
 
 import type { AssistantMessage } from '@switchboard/hooks';
 import { emptyUsage, SwitchboardError } from '@switchboard/hooks';

@@ -1,4 +1,4 @@
-// Replay hygiene (spec §5; cases 49 and 53) and the default converter.
+// Replay hygiene and the default converter.
 import { type AssistantMessage, emptyUsage, type Message } from '@switchboard/hooks';
 import { describe, expect, it } from 'vitest';
 import { defaultConvertToLlm, missingToolResultText, prepareReplay } from './replay.ts';

@@ -19,7 +19,7 @@ export function defaultConvertToLlm(messages: readonly AgentMessage[]): Message[
 }
 
 /**
- * Makes a history safe to send again (spec §5 replay hygiene), for every provider:
+ * Makes a history safe to send again (replay hygiene), for every provider:
  * - assistant messages that ended in `error` or `aborted` are dropped (they stay in the
  *   history for display; the model never sees them);
  * - a tool call left without a result before the next user or assistant message (or at the

@@ -1,5 +1,5 @@
 /**
- * The routing part of the config, in OpenClaw's shape (spec/routing.md §1): zod schemas the
+ * The routing part of the config, in OpenClaw's shape: zod schemas the
  * gateway composes into its own config schema, and the checks that need the whole config
  * (binding agents against agents.list, the default agent).
  */

@@ -1,5 +1,5 @@
 // @switchboard/routing: OpenClaw-compatible bindings, the tiered agent resolver, session
-// keys and identity links (spec/routing.md).
+// keys and identity links.
 
 // Config: schemas, types and validation.
 export {

@@ -1,6 +1,6 @@
 /**
- * Normalization of the ids routing compares and puts into session keys
- * (spec/routing.md §3). Every function here is pure; the account-id memo is bounded.
+ * Normalization of the ids routing compares and puts into session keys. Every function
+ * here is pure; the account-id memo is bounded.
  */
 
 /** The agent used when nothing else names one. */

@@ -1,6 +1,6 @@
 /**
  * `resolveAgentRoute`: which agent handles an inbound message and which session key the
- * conversation uses (spec/routing.md §2, §4, §5, §6). The tiers are tried in order and the
+ * conversation uses. The tiers are tried in order and the
  * first binding (in config order) of the first tier that matches wins; every field a
  * binding sets must match (AND).
  */
@@ -333,9 +333,8 @@ export function createRouteResolver(options: RouteResolverOptions = {}): RouteRe
 const defaultResolver = createRouteResolver();
 
 /**
- * Resolves which agent handles an inbound message and the conversation's session key
- * (spec/routing.md). Uses a shared resolver whose caches are keyed by the config object:
- * a hot-reloaded config must be a new object (or have new `bindings`, `agents` or
+ * Resolves which agent handles an inbound message and the conversation's session key.
+ * Uses a shared resolver whose caches are keyed by the config object: a hot-reloaded config must be a new object (or have new `bindings`, `agents` or
  * `session` objects); mutating one in place leaves stale routes.
  */
 export function resolveAgentRoute(input: ResolveAgentRouteInput): ResolvedAgentRoute {

@@ -1,5 +1,5 @@
 /**
- * The resolved-route cache of one prepared config (spec/routing.md §8). It is keyed by
+ * The resolved-route cache of one prepared config. It is keyed by
  * everything that can change an answer: channel, account, peer, parent peer, guild, team
  * and the member's roles (as a set, so their order does not matter). The key is kept as
  * the raw values the caller passed, compared field by field: a hit needs one map lookup

@@ -1,5 +1,5 @@
 /**
- * The prepared form of a config that the resolver reads (spec/routing.md §4.1 and §8):
+ * The prepared form of a config that the resolver reads:
  * bindings normalized once and bucketed by channel and account, then, per
  * (channel, account) pair on first use, split into the tier lists and maps with the
  * session-key prefixes of every possible answer precomputed. The per-pair indexes live in

@@ -1,5 +1,5 @@
 /**
- * Reading session keys back (spec/routing.md §6 "Parsing"): canonical case folding that
+ * Reading session keys back: canonical case folding that
  * keeps opaque Signal and Matrix ids, `agent:<id>:<rest>` parsing, shape classification,
  * store/request key conversion and the other key families (cron, sub-agents, ACP).
  */

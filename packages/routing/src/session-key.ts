@@ -1,5 +1,5 @@
 /**
- * Session key builders (spec/routing.md §6 and §7): the main key, DM keys for every
+ * Session key builders: the main key, DM keys for every
  * dmScope, group and channel keys, thread suffixes, group history keys and identity links.
  */
 import {

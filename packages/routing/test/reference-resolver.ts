@@ -1,5 +1,5 @@
 /**
- * A deliberately naive resolver written straight from spec/routing.md, sharing no code
+ * A deliberately naive resolver written straight from OpenClaw's documented routing behaviour, sharing no code
  * with src/: every call scans every binding of the config, tier by tier, in config order.
  * Slow on purpose; the fast resolver must give the same answer for every input.
  */

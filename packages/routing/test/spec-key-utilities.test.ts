@@ -1,4 +1,4 @@
-// Every row of spec/routing.md §14 ("Key utilities, checked against both builds"), with
+// Every key utility, checked against both builds, with
 // exactly the inputs and results of the table.
 import {
   buildAgentMainSessionKey,
@@ -10,7 +10,7 @@ import {
 } from '@switchboard/routing';
 import { describe, expect, it } from 'vitest';
 
-describe('spec §14 key utilities', () => {
+describe('key utilities', () => {
   it('resolveThreadSessionKeys({baseSessionKey:"agent:main:slack:channel:c1", threadId:"1710000000.ABC"})', () => {
     expect(
       resolveThreadSessionKeys({ baseSessionKey: 'agent:main:slack:channel:c1', threadId: '1710000000.ABC' })

@@ -1,4 +1,4 @@
-// spec/routing.md §13 "Surprises and traps": one test per item, in the spec's order.
+// OpenClaw routing's surprises and traps: one test per item.
 import {
   type AgentBinding,
   createRouteResolver,
@@ -14,7 +14,7 @@ function bindings(list: unknown[], rest: Partial<RoutingConfig> = {}): RoutingCo
   return { ...rest, bindings: list as AgentBinding[] };
 }
 
-describe('spec §13 surprises and traps', () => {
+describe('surprises and traps', () => {
   it('1. an omitted match.accountId means the default account, and a channel-only binding is binding.account', () => {
     const config = bindings([{ agentId: 'support', match: { channel: 'telegram' } }]);
     const onDefault = resolveAgentRoute({ config, channel: 'telegram' });

@@ -19,7 +19,7 @@ function fencesBalanced(chunk: string): boolean {
   return parseFenceSpans(chunk).every((span) => span.closeStart >= 0);
 }
 
-describe('createBlockChunker: acceptance cases of spec §2', () => {
+describe('createBlockChunker: acceptance cases', () => {
   it('chooses the paragraph break right after a fence close and keeps the fence intact', () => {
     const text = [
       'Intro',

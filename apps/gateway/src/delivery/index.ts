@@ -1,7 +1,6 @@
 /**
- * Outbound delivery: the gateway's internal API between an agent run and a channel send
- * (ARCHITECTURE §2 step 9, spec/streaming-and-chunking.md). Pure: no I/O except the injected
- * `send`, timers and clock.
+ * Outbound delivery: the gateway's internal API between an agent run and a channel send.
+ * Pure: no I/O except the injected `send`, timers and clock.
  *
  * Most callers need only `createReplyStream` (reply-stream.ts); the parts are exported for
  * previews, the WebSocket `assistant` stream and tests. See README.md in this folder.

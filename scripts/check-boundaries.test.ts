@@ -1,0 +1,57 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { findBoundaryProblems, importsOf } from './check-boundaries.ts';
+
+function workspace(files: Record<string, string>): string {
+  const root = mkdtempSync(join(tmpdir(), 'switchboard-boundaries-'));
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(join(root, path, '..'), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+  return root;
+}
+
+const manifest = (name: string, dependencies: Record<string, string> = {}) =>
+  JSON.stringify({ name, dependencies });
+
+describe('boundary check', () => {
+  it('reads multi-line, type-only, re-export and dynamic imports with their lines', () => {
+    expect(
+      importsOf(
+        "import {\n  a,\n  b,\n} from '@switchboard/x';\nexport * from './y.ts';\nawait import('@switchboard/z');\nimport type {\n  T,\n} from '@switchboard/w';\n// import { no } from '@switchboard/comment';\nconst text = \"import { no } from '@switchboard/string'\";",
+      ),
+    ).toEqual([
+      { specifier: '@switchboard/x', line: 4 },
+      { specifier: './y.ts', line: 5 },
+      { specifier: '@switchboard/z', line: 6 },
+      { specifier: '@switchboard/w', line: 9 },
+    ]);
+  });
+
+  it('catches a multi-line import across a boundary (a channel importing another internal package)', () => {
+    const root = workspace({
+      'packages/hooks/package.json': manifest('@switchboard/hooks'),
+      'packages/routing/package.json': manifest('@switchboard/routing'),
+      'packages/channels/chat/package.json': manifest('@switchboard/channel-chat', {
+        '@switchboard/hooks': 'workspace:*',
+        '@switchboard/routing': 'workspace:*',
+      }),
+      'packages/channels/chat/src/index.ts':
+        "import type { Hook } from '@switchboard/hooks';\nimport {\n  resolveRoute,\n  type Route,\n} from '@switchboard/routing';\n",
+      'apps/gateway/package.json': manifest('@switchboard/gateway'),
+      'packages/routing/src/index.ts': "import {\n  thing,\n} from '@switchboard/gateway';\n",
+    });
+    const { problems } = findBoundaryProblems(root);
+    expect(problems).toEqual([
+      'packages/routing/src/index.ts:3: @switchboard/routing imports @switchboard/gateway without declaring it',
+      'packages/routing/src/index.ts:3: nothing may import the app @switchboard/gateway',
+      'packages/channels/chat/src/index.ts:5: a channel package may depend only on @switchboard/hooks, not @switchboard/routing',
+    ]);
+  });
+
+  it('finds nothing wrong in this repository', () => {
+    expect(findBoundaryProblems(resolve(import.meta.dirname, '..')).problems).toEqual([]);
+  });
+});
