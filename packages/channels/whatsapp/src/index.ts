@@ -18,7 +18,7 @@ export {
   describeState,
   disconnectReasons,
 } from './baileys/connection.ts';
-export { encodeQr, type QrCode, type QrErrorCorrection, renderQrForTerminal } from './baileys/qr-code.ts';
+export { encodeQr, type QrCode, renderQrForTerminal } from './baileys/qr-code.ts';
 export type { MakeWhatsAppSocket, WhatsAppSocket, WhatsAppSocketConfig } from './baileys/socket.ts';
 export { testSocketFactoryVariable } from './baileys/socket-factory.ts';
 export {
