@@ -8,6 +8,7 @@ import { createFakeAnthropic, type FakeAnthropic } from '@switchboard/testkit/an
 import {
   type ChannelConformanceDriver,
   type ConformanceContext,
+  type ConformanceNotAnswered,
   channelConformanceCases,
   conformanceAccess,
 } from '@switchboard/testkit/conformance';
@@ -84,6 +85,11 @@ export function runChannelConformance(
             await driver.onGatewayStarted?.({ httpUrl: gateway.httpUrl });
           },
           settle: () => gateway.settle(),
+          async notAnswered() {
+            const response = await (await gateway.client()).request('status', {});
+            if (!response.ok) throw new Error(`status failed: ${JSON.stringify(response.error)}`);
+            return response.payload?.notAnswered as ConformanceNotAnswered;
+          },
         },
       };
     }, 60_000);

@@ -8,6 +8,7 @@ import {
   type ConversationTarget,
   defineChannelConfig,
   definePlugin,
+  type IgnoredMessageReport,
   type InboundMessage,
   type OutboundMessage,
   type ReceiveOutcome,
@@ -29,6 +30,8 @@ export interface TestChannel {
   readonly dataDirectories: Map<string, string>;
   /** Delivers an inbound message as the platform would; resolves with the gateway's answer. */
   receive(message: Partial<InboundMessage> & { text: string }, accountId?: string): Promise<ReceiveOutcome>;
+  /** Reports a message the channel's own admission refused, as a channel would (`context.reportIgnored`). */
+  reportIgnored(report: IgnoredMessageReport, accountId?: string): void;
   waitForSent(count: number, timeoutMs?: number): Promise<SentMessage[]>;
   /** Makes the next `send` calls fail (platform down); `retryable` marks them safe to retry. */
   failNextSends(count: number, retryable?: boolean): void;
@@ -137,6 +140,11 @@ export function createTestChannel(options: { id?: string; textLimit?: number } =
             } as InboundMessage)
           : { ...base, chatType: 'direct', peer: { kind: 'direct', id: senderId } };
       return context.receive(message);
+    },
+    reportIgnored(report, accountId = 'default') {
+      const context = contexts.get(accountId);
+      if (context === undefined) throw new Error(`account ${accountId} is not started`);
+      context.reportIgnored(report);
     },
     async waitForSent(count, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;

@@ -258,6 +258,31 @@ export type ReceiveOutcome =
   | { readonly status: 'dropped'; readonly reason: string };
 
 /**
+ * A message a person wrote that the channel itself decided not to hand to the gateway,
+ * reported with {@link ChannelStartContext.reportIgnored} so the operator can see why the bot
+ * stayed silent. Carries ids only: never the message text.
+ */
+export interface IgnoredMessageReport {
+  /**
+   * Why, as a short stable kebab-case word from a small fixed set per channel
+   * (`guild-not-listed`, `channel-not-listed`, `sender-not-allowed`). Counted per value, so
+   * never put ids or free text here; anything else is recorded as `unknown`.
+   */
+  readonly reason: string;
+  /** The conversation (what `Peer.id` would be), when known. */
+  readonly chatId?: string;
+  /** Who wrote it (what `Sender.id` would be). */
+  readonly senderId?: string;
+  /** The platform's message id (what `InboundMessage.messageId` would be). */
+  readonly messageId?: string;
+  /**
+   * One sentence for the operator saying what would admit it, naming the thing and the config
+   * key (`guild 123 is not listed under guilds`). No secrets, no message text.
+   */
+  readonly note?: string;
+}
+
+/**
  * What `start` receives for one account.
  *
  * Inbound messages go to `receive`. Its promise resolves once the message is durably
@@ -277,6 +302,19 @@ export interface ChannelStartContext<Account = unknown> {
   readonly logger: Logger;
   /** Hands an inbound message to the gateway; see above for when to acknowledge. */
   receive(message: InboundMessage): Promise<ReceiveOutcome>;
+  /**
+   * Tells the gateway that a message a person wrote was not handed to `receive` because the
+   * channel's own admission rules refused it (an unlisted guild or channel, a sender without a
+   * listed role). The gateway counts it and lists it in `status`, and logs the first one per
+   * conversation and reason at info (later ones at debug), so a silent bot can be explained.
+   *
+   * Contract: synchronous, cheap and never throws; call it once per refused message, on the
+   * message path. Do not report what is not a person's message to the bot (its own messages,
+   * system events, edits a setting ignores, malformed events): those are not decisions about
+   * answering. Messages passed to `receive` are never reported here: the gateway records its
+   * own decisions about them.
+   */
+  reportIgnored(report: IgnoredMessageReport): void;
   /** Replaces this account's status snapshot. Call it on every state change. */
   setStatus(status: ChannelAccountStatus): void;
   /**

@@ -15,6 +15,7 @@ export type {
   DirectInboundMessage,
   EditRequest,
   GroupInboundMessage,
+  IgnoredMessageReport,
   InboundMedia,
   InboundMessage,
   InboundMessageCore,

@@ -117,6 +117,7 @@ describe('loadPlugins', () => {
       setStatus: (status) => statuses.push(status),
       dataDirectory: tmpdir(),
       registerHttpRoute: () => {},
+      reportIgnored: () => {},
     });
     expect(statuses.at(-1)).toMatchObject({ state: 'connected' });
 

@@ -173,6 +173,7 @@ describe('the README examples', () => {
       setStatus: (status) => statuses.push(status),
       dataDirectory: tmpdir(),
       registerHttpRoute: () => {},
+      reportIgnored: () => {},
     });
     expect(statuses).toEqual([{ state: 'starting' }, { state: 'connected', identity: { id: 'bot-1' } }]);
 

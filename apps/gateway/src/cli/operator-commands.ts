@@ -82,7 +82,14 @@ function formatQueue(status: Record<string, unknown>): string[] {
   const notAnswered = status.notAnswered as
     | {
         counts: Record<string, number>;
-        recent: Array<{ at: number; reason: string; detail: string; channel: string; chatId?: string }>;
+        recent: Array<{
+          at: number;
+          reason: string;
+          detail: string;
+          channel: string;
+          chatId?: string;
+          note?: string;
+        }>;
       }
     | undefined;
   const lines: string[] = [];
@@ -97,7 +104,7 @@ function formatQueue(status: Record<string, unknown>): string[] {
     );
     for (const entry of (notAnswered?.recent ?? []).slice(0, 5))
       lines.push(
-        `  ${new Date(entry.at).toISOString()} ${entry.channel}${entry.chatId === undefined ? '' : ` chat ${entry.chatId}`}: ${entry.reason} (${entry.detail})`,
+        `  ${new Date(entry.at).toISOString()} ${entry.channel}${entry.chatId === undefined ? '' : ` chat ${entry.chatId}`}: ${entry.reason} (${entry.detail})${entry.note === undefined ? '' : ` - ${entry.note}`}`,
       );
   }
   return lines;

@@ -5,8 +5,20 @@
  *
  * Contract: `record` is cheap (a counter and a bounded ring) and never throws; it is called on
  * the message path. `firstForChat` is true the first time a given chat shows up for a given
- * reason, so callers can log at info once per chat instead of once per message.
+ * reason, so callers can log at info once per chat instead of once per message
+ * (`recordNotAnswered` does both).
+ *
+ * Who records what:
+ * - the session queue's drops (`queue-outcomes.ts`): `queue-full`, `queue-cleared`,
+ *   `session-busy`, `duplicate:duplicate`;
+ * - the gateway's access policy and pairing (`inbound.ts`): `admission` with the policy's
+ *   reason (`not-mentioned`, `group-not-allowlisted`, `dm-not-allowlisted`, `dm-disabled`,
+ *   `pairing-required`, `pairing-limit`, `from-bot` …), and `duplicate:already-journaled`
+ *   for a platform message delivered again;
+ * - a channel's own admission before `receive` (`ChannelStartContext.reportIgnored`, wired
+ *   in `channels.ts`): `admission` with the channel's reason (Discord `guild-not-listed` …).
  */
+import type { Logger } from '@switchboard/hooks';
 
 /** Why a message got no answer from the model. */
 export type NotAnsweredReason =
@@ -24,7 +36,7 @@ export type NotAnsweredReason =
 export interface NotAnsweredEntry {
   readonly at: number;
   readonly reason: NotAnsweredReason;
-  /** The finer reason (`cap-new`, `mention-required`, `pairing-required` …). */
+  /** The finer reason (`cap-new`, `not-mentioned`, `pairing-required`, `guild-not-listed` …). */
   readonly detail: string;
   readonly channel: string;
   readonly accountId: string;
@@ -32,6 +44,8 @@ export interface NotAnsweredEntry {
   readonly senderId?: string;
   readonly messageId?: string;
   readonly sessionKey?: string;
+  /** A sentence for the operator on what would admit it (from the channel), when there is one. */
+  readonly note?: string;
 }
 
 export interface NotAnsweredLog {
@@ -78,4 +92,32 @@ export function createNotAnsweredLog(options: NotAnsweredLogOptions): NotAnswere
       return ordered.reverse().slice(0, limit);
     },
   };
+}
+
+/**
+ * Records a decision and logs it: at info the first time its chat shows up for this reason and
+ * detail since start, at debug after that, so a busy ignored group writes one info line, not
+ * one per message. Never throws.
+ */
+export function recordNotAnswered(
+  log: NotAnsweredLog,
+  logger: Logger,
+  entry: Omit<NotAnsweredEntry, 'at'>,
+): void {
+  const first = log.record(entry);
+  const message = `did not answer a message: ${entry.reason} (${entry.detail})`;
+  const fields = {
+    channel: entry.channel,
+    accountId: entry.accountId,
+    ...(entry.chatId === undefined ? {} : { chatId: entry.chatId }),
+    ...(entry.senderId === undefined ? {} : { senderId: entry.senderId }),
+    ...(entry.messageId === undefined ? {} : { messageId: entry.messageId }),
+    ...(entry.note === undefined ? {} : { note: entry.note }),
+  };
+  if (first)
+    logger.info(message, {
+      ...fields,
+      later: 'more from this chat for this reason are logged at debug; switchboard status lists the latest',
+    });
+  else logger.debug(message, fields);
 }

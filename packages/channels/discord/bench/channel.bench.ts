@@ -41,6 +41,7 @@ async function startAccount(
     setStatus() {},
     dataDirectory: mkdtempSync(join(tmpdir(), 'switchboard-discord-bench-')),
     registerHttpRoute() {},
+    reportIgnored() {},
   });
   return {
     account,

@@ -31,6 +31,7 @@ import {
   admitGuildMessage,
   type DiscordAccountConfig,
   discordAccountConfig,
+  guildAdmissionNote,
   normalizeDiscordAllowEntry,
 } from './config.ts';
 import { DiscordChannelError } from './errors.ts';
@@ -453,6 +454,13 @@ export function createDiscordChannel(
         });
         if (!admission.admitted) {
           logger.debug('ignored a guild message', { messageId: message.id, reason: admission.reason });
+          context.reportIgnored({
+            reason: admission.reason,
+            chatId: channel.id,
+            senderId: message.author.id,
+            messageId: message.id,
+            note: guildAdmissionNote(admission.reason, message.guildId, thread?.parentId ?? channel.id),
+          });
           return;
         }
       }

@@ -124,7 +124,7 @@ describe('guilds through discord.js', () => {
     await fake?.close();
   });
 
-  it('hands over only messages from listed channels (and their threads) by members holding a listed role', async () => {
+  it('hands over only messages from listed channels (and their threads) by members holding a listed role, and reports the rest', async () => {
     fake = await createFakeDiscord().start();
     const admin = fake.addUser({ username: 'admin' }).id;
     const guest = fake.addUser({ username: 'guest' }).id;
@@ -158,5 +158,18 @@ describe('guilds through discord.js', () => {
       .filter((line) => line.message === 'ignored a guild message')
       .map((line) => String(line.fields?.reason));
     expect(reasons.sort()).toEqual(['channel-not-listed', 'guild-not-listed', 'sender-not-allowed']);
+    // Each refusal is reported to the gateway too (for `status`), with ids and what would admit it.
+    const reports = [...started.ignored].sort((left, right) => left.reason.localeCompare(right.reason));
+    expect(reports.map(({ reason, chatId, senderId }) => ({ reason, chatId, senderId }))).toEqual([
+      { reason: 'channel-not-listed', chatId: guild.channels.random, senderId: admin },
+      { reason: 'guild-not-listed', chatId: other.channels.general, senderId: admin },
+      { reason: 'sender-not-allowed', chatId: guild.channels.bots, senderId: guest },
+    ]);
+    expect(reports.every((report) => report.messageId !== undefined)).toBe(true);
+    expect(reports[0]?.note).toBe(
+      `channel ${guild.channels.random} is not listed under guilds.${guild.id}.channels`,
+    );
+    expect(reports[1]?.note).toMatch(new RegExp(`^guild ${other.id} is not listed under guilds`));
+    expect(JSON.stringify(reports)).not.toMatch(/wrong channel|wrong guild|no role/);
   });
 });

@@ -204,3 +204,22 @@ export function admitGuildMessage(
   }
   return { admitted: true };
 }
+
+/**
+ * One sentence for the operator on what would admit a guild message `admitGuildMessage`
+ * refused, naming the ids and the config key (relative to the account). No message text.
+ */
+export function guildAdmissionNote(
+  reason: Extract<GuildAdmission, { admitted: false }>['reason'],
+  guildId: string,
+  channelId: string,
+): string {
+  switch (reason) {
+    case 'guild-not-listed':
+      return `guild ${guildId} is not listed under guilds; add guilds.${guildId} to answer there`;
+    case 'channel-not-listed':
+      return `channel ${channelId} is not listed under guilds.${guildId}.channels`;
+    case 'sender-not-allowed':
+      return `the sender is not in the guild's users and holds none of its roles (guilds.${guildId}.users, .roles)`;
+  }
+}

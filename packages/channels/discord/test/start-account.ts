@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import {
   type ChannelAccount,
   type ChannelAccountStatus,
+  type IgnoredMessageReport,
   type InboundMessage,
   type Logger,
   type ReceiveOutcome,
@@ -23,6 +24,8 @@ export interface LogLine {
 export interface StartedAccount {
   readonly account: ChannelAccount;
   readonly received: InboundMessage[];
+  /** What the channel reported with `context.reportIgnored`, in order. */
+  readonly ignored: IgnoredMessageReport[];
   readonly statuses: ChannelAccountStatus[];
   readonly logs: LogLine[];
   readonly dataDirectory: string;
@@ -80,6 +83,7 @@ export async function startAccount(
   });
   const config = resolved.accounts[0]!.config;
   const received: InboundMessage[] = [];
+  const ignored: IgnoredMessageReport[] = [];
   const statuses: ChannelAccountStatus[] = [];
   const logs: LogLine[] = [];
   const controller = new AbortController();
@@ -101,11 +105,13 @@ export async function startAccount(
     registerHttpRoute() {
       throw new Error('the Discord channel mounts no HTTP routes');
     },
+    reportIgnored: (report) => ignored.push(report),
   });
   let stopped = false;
   return {
     account,
     received,
+    ignored,
     statuses,
     logs,
     dataDirectory,

@@ -146,6 +146,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       setStatus: (status) => statuses.push(status),
       dataDirectory,
       registerHttpRoute: (route) => routes.push(route),
+      reportIgnored: () => {},
     });
   } catch (error) {
     if (ownServer) await routeServer.close();

@@ -70,6 +70,7 @@ async function startAccount(
     setStatus() {},
     dataDirectory,
     registerHttpRoute() {},
+    reportIgnored() {},
   });
   return {
     account,

@@ -107,6 +107,7 @@ export async function startTestAccount(fake: FakeTelegram, options: StartOptions
     registerHttpRoute: (route) => {
       routes.push(route);
     },
+    reportIgnored: () => {},
   });
   let started: ChannelAccount;
   try {

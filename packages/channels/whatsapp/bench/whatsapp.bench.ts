@@ -98,6 +98,7 @@ function context(config: Record<string, unknown>, onReceive: () => void) {
     setStatus() {},
     dataDirectory: mkdtempSync(join(tmpdir(), 'whatsapp-bench-')),
     registerHttpRoute: (route) => routes.push(route),
+    reportIgnored() {},
   };
   return { start, routes, controller };
 }

@@ -104,6 +104,7 @@ export function createTestContext(
       registerHttpRoute(route) {
         routes.push(route);
       },
+      reportIgnored() {},
     },
     waitForReceived(count, timeoutMs = 5_000) {
       return waitUntil(

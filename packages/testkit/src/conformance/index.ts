@@ -80,6 +80,21 @@ export interface ChannelConformanceDriver {
   environment?(): Readonly<Record<string, string>>;
 }
 
+/** What the gateway's `status` says about messages it did not answer (`notAnswered`). */
+export interface ConformanceNotAnswered {
+  /** Counts by `reason:detail` since start (`admission:not-mentioned`). */
+  readonly counts: Readonly<Record<string, number>>;
+  /** The newest decisions first. */
+  readonly recent: ReadonlyArray<{
+    readonly reason: string;
+    readonly detail: string;
+    readonly channel: string;
+    readonly chatId?: string;
+    readonly senderId?: string;
+    readonly messageId?: string;
+  }>;
+}
+
 /** The running gateway, as the harness in the gateway's tests provides it. */
 export interface ConformanceGateway {
   /** Approves a pairing code over the gateway protocol (as `switchboard pairing approve`). */
@@ -88,6 +103,8 @@ export interface ConformanceGateway {
   crashAndRestart(): Promise<void>;
   /** Resolves when the gateway has no run running or queued. */
   settle(): Promise<void>;
+  /** The `notAnswered` part of the gateway's `status` (as `switchboard status` shows it). */
+  notAnswered(): Promise<ConformanceNotAnswered>;
 }
 
 /** The model behind the gateway (testkit's fake Anthropic), as the cases need it. */
@@ -242,6 +259,17 @@ export const channelConformanceCases: readonly ConformanceCase[] = [
       await pause(200);
       assert.equal(driver.replies(driver.group).length, before);
       assert.equal(model.prompts().length, promptsBefore);
+      // The operator can see why: the ignored message is in `status` with its reason.
+      const { counts, recent } = await gateway.notAnswered();
+      const ignored = recent.find(
+        (entry) => entry.channel === driver.channelId && entry.chatId === driver.group.id,
+      );
+      assert.ok(
+        ignored !== undefined,
+        `the ignored group message is not in status: ${JSON.stringify(recent.slice(0, 3))}`,
+      );
+      assert.equal(`${ignored.reason}:${ignored.detail}`, 'admission:not-mentioned');
+      assert.ok((counts['admission:not-mentioned'] ?? 0) >= 1);
       const { messageId } = await driver.sendGroup('bob', 'hey bot, what is 2+2?', true);
       const replies = await driver.waitForReplies(driver.group, before + 1);
       const reply = replies[before];
