@@ -21,11 +21,20 @@ interface WorkspacePackage {
 /** Every module specifier a source file imports or re-exports, with its 1-based line. */
 export function importsOf(text: string): Array<{ specifier: string; line: number }> {
   const info = ts.preProcessFile(text, true, true);
-  const lineStarts = ts.computeLineStarts(text);
-  return info.importedFiles.map((file) => ({
-    specifier: file.fileName,
-    line: ts.computeLineAndCharacterOfPosition(lineStarts, file.pos).line + 1,
-  }));
+  const newlines: number[] = [];
+  for (let index = text.indexOf('\n'); index >= 0; index = text.indexOf('\n', index + 1))
+    newlines.push(index);
+  const lineOf = (position: number): number => {
+    let low = 0;
+    let high = newlines.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (newlines[middle]! < position) low = middle + 1;
+      else high = middle;
+    }
+    return low + 1;
+  };
+  return info.importedFiles.map((file) => ({ specifier: file.fileName, line: lineOf(file.pos) }));
 }
 
 function listPackages(root: string): WorkspacePackage[] {
