@@ -522,11 +522,18 @@ describe('switchboard CLI: doctor, logs, webchat', () => {
     expect(healthy.stdout).toMatch(/^ok +config: .*switchboard\.json is valid$/m);
     expect(healthy.stdout).toMatch(/^ok +state directory: .* mode 700$/m);
     expect(healthy.stdout).toMatch(/^ok +token: strong \(\d+ characters\)$/m);
-    expect(healthy.stdout).toMatch(/^ok +model credentials: anthropic\/claude-sonnet-4-6 has a credential$/m);
+    // Asked from the running gateway, which has the key in its config.
     expect(healthy.stdout).toMatch(
-      new RegExp(`^ok +model endpoint: ${harness.model.baseURL.replaceAll('.', '\\.')} answers$`, 'm'),
+      /^ok +model credentials: anthropic\/claude-sonnet-4-6 has a credential: models\.providers\.anthropic\.apiKey$/m,
     );
-    expect(healthy.stdout).toMatch(/^ok +gateway: running and answering$/m);
+    expect(healthy.stdout).toMatch(
+      new RegExp(
+        `^ok +model endpoint: ${harness.model.baseURL.replaceAll('.', '\\.')} answers \\(HTTP \\d+`,
+        'm',
+      ),
+    );
+    expect(healthy.stdout).toMatch(/^ok +gateway: running and answering \(Switchboard /m);
+    expect(healthy.stdout).toMatch(/^ok +channel testchat\/default: connected/m);
 
     writeConfig(state, harness.model.baseURL, {
       gateway: { port: 0, auth: { mode: 'token', token: 'short-token' } },

@@ -174,6 +174,27 @@ describe('WebChat error wording', () => {
     );
   });
 
+  it('says plainly that no API key is configured, apart from a rejected key', () => {
+    const live = describeRunError({
+      errorMessage:
+        'no API key is configured for anthropic: set ANTHROPIC_API_KEY or models.providers.anthropic.apiKey — turns will fail until then',
+      errorKind: 'unknown',
+      errorDetail: { errorClass: 'no_credentials' },
+    });
+    expect(live.title).toBe('No API key is configured for anthropic, so the gateway cannot answer.');
+    expect(live.hint).toMatch(/ANTHROPIC_API_KEY.*models\.providers\.anthropic\.apiKey.*switchboard doctor/);
+    expect(live.title).not.toMatch(/rejected/);
+    // A failed message loaded from history: the provider's own words, with its class or without.
+    const stored = 'No API key or auth token for provider work (model claude-sonnet-4-6).';
+    expect(
+      describeRunError({ errorMessage: stored, errorDetail: { errorClass: 'no_credentials' } }),
+    ).toMatchObject({
+      title: 'No API key is configured for work, so the gateway cannot answer.',
+      hint: expect.stringContaining('models.providers.work.apiKey'),
+    });
+    expect(describeRunError({ errorMessage: stored }).title).toMatch(/^No API key is configured for work/);
+  });
+
   it('recognizes the failure from the text alone, as history gives it', () => {
     const fromHistory = (errorMessage: string) => describeRunError({ errorMessage });
     expect(

@@ -29,7 +29,7 @@ export const profileFailureReasons: readonly ProfileFailureReason[] = Object.fre
 /**
  * The reason a model error is held against the profile that got it, or `undefined` when it
  * is not: timeouts (transport, not the key), context overflow, aborts, rejected requests
- * (`format`), and `unknown` failures without an HTTP status (the request went through; the
+ * (`format`), no credential configured (`no_credentials`: nothing was sent), and `unknown` failures without an HTTP status (the request went through; the
  * model answered in a way nobody recognised, such as a refusal).
  */
 export function failureReasonOf(error: ModelError): ProfileFailureReason | undefined {

@@ -22,6 +22,7 @@ export function formatDuration(milliseconds: number): string {
 const phrases: Readonly<Record<ModelErrorClass | ProfileFailureReason, string>> = {
   auth: 'key rejected',
   auth_permanent: 'key revoked or deactivated',
+  no_credentials: 'no API key configured',
   billing: 'out of credits',
   rate_limit: 'rate limited',
   overloaded: 'overloaded',
@@ -97,11 +98,29 @@ export function describeExhaustion(
         : `All models failed (${tried} tried):`;
   const lines = [head, ...reports.map((report) => `- ${describeCandidate(report, now)}`)];
   const soonest = soonestUsable(reports, now);
-  if (soonest === undefined) lines.push('Nothing is cooling down; trying again may work.');
-  else
+  const failures = reports.flatMap((report) =>
+    report.profiles.filter((profile) => profile.result !== 'unavailable'),
+  );
+  const unconfigured = [
+    ...new Set(
+      reports
+        .filter((report) => report.profiles.some((profile) => profile.result === 'no_credentials'))
+        .map((report) => report.provider),
+    ),
+  ];
+  if (failures.length > 0 && failures.every((profile) => profile.result === 'no_credentials')) {
+    // Nothing was sent: nothing cools down, and trying again fails the same way.
     lines.push(
-      `Soonest usable again: ${formatModel(soonest.report)} in ${formatDuration(soonest.at - now)}.`,
+      `No API key is configured for ${unconfigured.join(', ')}; trying again will not help until one is.`,
     );
+  } else {
+    if (soonest === undefined) lines.push('Nothing is cooling down; trying again may work.');
+    else
+      lines.push(
+        `Soonest usable again: ${formatModel(soonest.report)} in ${formatDuration(soonest.at - now)}.`,
+      );
+    if (unconfigured.length > 0) lines.push(`No API key is configured for ${unconfigured.join(', ')}.`);
+  }
   const attention = new Map<string, string>();
   for (const report of reports) {
     for (const profile of report.profiles) {

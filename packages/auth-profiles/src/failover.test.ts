@@ -326,6 +326,54 @@ describe('errors that never advance', () => {
   });
 });
 
+describe('no credential configured (no_credentials)', () => {
+  const missing = (candidate: AttemptCandidate) =>
+    new ModelError(
+      'no_credentials',
+      `No API key or auth token for provider ${candidate.provider} (model ${candidate.model}).`,
+    );
+
+  it('is not retried nor waited for, and the error says plainly that no key is configured', async () => {
+    const { run, calls } = await setup();
+    const error = await rejection(
+      run(missing, { model: 'openai/gpt-5', fallbacksOverride: [], maxWaitMs: 60_000 }),
+    );
+    expect(error.code).toBe('AUTH_PROFILES_EXHAUSTED');
+    expect(error.modelError?.errorClass).toBe('no_credentials');
+    expect(error.modelError?.code).toBe('MODEL_CREDENTIALS_MISSING');
+    expect(calls).toEqual(['gpt-5:-']);
+    expect(error.message).toBe(
+      [
+        'All models failed (1 tried):',
+        '- openai/gpt-5: no API key configured',
+        'No API key is configured for openai; trying again will not help until one is.',
+      ].join('\n'),
+    );
+    expect(error.message).not.toContain('trying again may work');
+  });
+
+  it('falls back to a model of a provider that has a key, and holds nothing against any key', async () => {
+    const { manager, run, calls } = await setup();
+    const result = await run((candidate) => (candidate.provider === 'openai' ? missing(candidate) : 'ok'), {
+      model: 'openai/gpt-5',
+      fallbacksOverride: [sonnet],
+    });
+    expect(result).toMatchObject({ value: 'answer from sk-a', provider: 'anthropic', fellBack: true });
+    expect(calls).toEqual(['gpt-5:-', 'claude-sonnet-4-6:sk-a']);
+    expect(manager.status().profiles.map((profile) => profile.state)).toEqual(['ready', 'ready', 'ready']);
+  });
+
+  it('on a profile, neither rotates to the next key nor cools down or disables the profile', async () => {
+    const { manager, run, calls } = await setup();
+    const error = await rejection(run(missing, { fallbacksOverride: [] }));
+    expect(error.modelError?.errorClass).toBe('no_credentials');
+    expect(calls).toEqual(['claude-sonnet-4-6:sk-a']);
+    const profiles = manager.status().profiles;
+    expect(profiles.map((profile) => profile.state)).toEqual(['ready', 'ready', 'ready']);
+    expect(profiles[0]?.failureCounts).toEqual({});
+  });
+});
+
 describe('thinking downgrade', () => {
   it('retries the same key and model with a supported level', async () => {
     const { run, calls, events } = await setup();

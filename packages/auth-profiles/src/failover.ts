@@ -499,6 +499,8 @@ class FailoverRun<T> {
   /**
    * Whether to try the candidate's next key after this failure:
    * - never under a user pin or without profiles;
+   * - never for `no_credentials`: nothing was sent, and no other key of the provider exists
+   *   (keys without a secret are not eligible); the next model, of another provider, may have one;
    * - a model that is not found, or an unknown failure without an HTTP status, is about the
    *   model: the next model first, other keys only when no model is left;
    * - rate limits, overload and timeouts rotate at most their budget (1 by default) while
@@ -514,6 +516,7 @@ class FailoverRun<T> {
   ): boolean {
     if (candidate.locked || profileId === undefined || !hasNextKey) return false;
     const errorClass = error.errorClass;
+    if (errorClass === 'no_credentials') return false;
     if (errorClass === 'model_not_found' || (errorClass === 'unknown' && error.status === undefined)) {
       return !candidate.hasMore;
     }

@@ -137,6 +137,8 @@ const auth = [
   /missing (?:required )?scopes?/i,
   /no api key/i,
 ];
+// Nothing was sent: no key or token is configured (this provider's own words, and the gateway's).
+const missingCredentials = [/no api key or auth token for provider/i, /no api key is configured for/i];
 const unknownAnthropic = [/an unknown error occurred/i];
 const serverError = [
   /internal server error/i,
@@ -201,6 +203,7 @@ function classifyText(text: string): ModelErrorClass | undefined {
   if (leading !== undefined && (leading === 408 || leading >= 500)) return 'timeout';
   if (matches(billing, text)) return 'billing';
   if (matches(authPermanent, text)) return 'auth_permanent';
+  if (matches(missingCredentials, text)) return 'no_credentials';
   if (matches(auth, text)) return 'auth';
   if (matches(unknownAnthropic, text)) return 'timeout';
   if (matches(serverError, text)) return 'timeout';

@@ -85,6 +85,8 @@ describe('classifyModelFailure: message texts without a status', () => {
     ['API key revoked', 'auth_permanent'],
     ['Incorrect API key provided', 'auth'],
     ['No credentials found for profile', 'auth'],
+    ['No API key or auth token for provider anthropic (model claude-sonnet-4-6).', 'no_credentials'],
+    ['no API key is configured for anthropic: set ANTHROPIC_API_KEY', 'no_credentials'],
     ['OAuth token refresh failed', 'auth'],
     ['An unknown error occurred', 'timeout'],
     ['Internal server error', 'timeout'],
@@ -220,9 +222,14 @@ describe('ModelError', () => {
   it('documents every code, one per class, with retryable and failover sets', () => {
     expect(Object.keys(modelErrorCodes).sort()).toEqual(Object.values(modelErrorCodeByClass).sort());
     for (const text of Object.values(modelErrorCodes)) expect(text.length).toBeGreaterThan(20);
-    expect(modelErrorClasses).toHaveLength(11);
+    expect(modelErrorClasses).toHaveLength(12);
     expect(new ModelError('rate_limit', 'x').retryable).toBe(true);
     expect(new ModelError('billing', 'x').retryable).toBe(false);
+    expect(new ModelError('no_credentials', 'x')).toMatchObject({
+      code: 'MODEL_CREDENTIALS_MISSING',
+      retryable: false,
+      isFailover: true,
+    });
     expect(failoverErrorClasses.has('context_overflow')).toBe(false);
     expect(failoverErrorClasses.has('aborted')).toBe(false);
     expect(new ModelError('overloaded', 'x').isFailover).toBe(true);

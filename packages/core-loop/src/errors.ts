@@ -44,6 +44,7 @@ export class CoreLoopError extends SwitchboardError<CoreLoopErrorCode> {}
 export type ModelErrorCode =
   | 'MODEL_AUTH'
   | 'MODEL_AUTH_PERMANENT'
+  | 'MODEL_CREDENTIALS_MISSING'
   | 'MODEL_BILLING'
   | 'MODEL_RATE_LIMIT'
   | 'MODEL_OVERLOADED'
@@ -57,9 +58,11 @@ export type ModelErrorCode =
 /** Every `ModelError` code with what it means and what callers usually do. */
 export const modelErrorCodes: ErrorCodeTable & Readonly<Record<ModelErrorCode, string>> = {
   MODEL_AUTH:
-    'Credentials were rejected or missing (401/403, invalid key or token, expired session). Refresh or rotate the auth profile.',
+    'Credentials were rejected (401/403, invalid key or token, expired session). Refresh or rotate the auth profile.',
   MODEL_AUTH_PERMANENT:
     'The key or account is revoked, deactivated or not allowed for the organization. Disable the profile for a long time.',
+  MODEL_CREDENTIALS_MISSING:
+    'No API key or token is configured for the provider, so nothing was sent. Configure one; retrying, rotating or cooling down does not help (another provider may).',
   MODEL_BILLING:
     'Payment required or out of credits (402, insufficient balance). Disable the profile for hours.',
   MODEL_RATE_LIMIT:
@@ -80,6 +83,7 @@ export const modelErrorCodes: ErrorCodeTable & Readonly<Record<ModelErrorCode, s
 export const modelErrorCodeByClass: Readonly<Record<ModelErrorClass, ModelErrorCode>> = {
   auth: 'MODEL_AUTH',
   auth_permanent: 'MODEL_AUTH_PERMANENT',
+  no_credentials: 'MODEL_CREDENTIALS_MISSING',
   billing: 'MODEL_BILLING',
   rate_limit: 'MODEL_RATE_LIMIT',
   overloaded: 'MODEL_OVERLOADED',
@@ -99,11 +103,13 @@ export const modelErrorClasses: readonly ModelErrorClass[] = Object.freeze(
 /**
  * Classes that justify rotating the auth profile or falling back to another model.
  * `context_overflow` (goes to compaction), `aborted` (the caller's intent) and `format`
- * (the request itself is wrong) are not among them.
+ * (the request itself is wrong) are not among them. `no_credentials` is: a fallback model
+ * of another provider may have a key (no other key of the same provider exists).
  */
 export const failoverErrorClasses: ReadonlySet<ModelErrorClass> = new Set<ModelErrorClass>([
   'auth',
   'auth_permanent',
+  'no_credentials',
   'billing',
   'rate_limit',
   'overloaded',

@@ -587,11 +587,13 @@ describe('Anthropic provider: every fault class', () => {
     expect(message.errorMessage).toContain('idle timeout');
   });
 
-  it('no credential: an auth error, and no request is sent', async () => {
+  it('no credential: a no_credentials error (not a rejected key), and no request is sent', async () => {
     const fake = await startFake();
     const provider = createAnthropicProvider({ baseUrl: fake.baseURL });
     const { message } = await collectStream(provider.stream(haiku, hello, {}));
-    expect(message.errorClass).toBe('auth');
+    expect(message.errorClass).toBe('no_credentials');
+    expect(message.errorCode).toBe('MODEL_CREDENTIALS_MISSING');
+    expect(ModelError.fromAssistantMessage(message)?.retryable).toBe(false);
     expect(message.errorMessage).toBe(
       'No API key or auth token for provider anthropic (model claude-haiku-4-5).',
     );

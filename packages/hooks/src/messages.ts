@@ -62,11 +62,14 @@ export interface UserMessage {
 
 /**
  * Why a model call failed, normalized across providers (core-loop's `ModelError` classes).
- * `context_overflow` is not a failover reason: it goes to compaction.
+ * `context_overflow` is not a failover reason: it goes to compaction. `no_credentials` means
+ * no API key or token was configured at all, so nothing was sent (unlike `auth`, a key the
+ * provider rejected).
  */
 export type ModelErrorClass =
   | 'auth'
   | 'auth_permanent'
+  | 'no_credentials'
   | 'billing'
   | 'rate_limit'
   | 'overloaded'

@@ -1,3 +1,4 @@
+import type { AuthStatusSnapshot } from '@switchboard/auth-profiles';
 import type { HookRunner, Logger, PluginRegistry } from '@switchboard/hooks';
 import type { Durability, SessionDispatcher, SessionStore } from '@switchboard/sessions';
 import type { PairingStore } from '../access/pairing.ts';
@@ -38,6 +39,6 @@ export interface MethodServices {
     loaded: readonly string[];
     failed: ReadonlyArray<{ plugin?: string; source: string; error: string }>;
   };
-  readonly authProfilesStatus: () => unknown;
+  readonly authProfilesStatus: () => AuthStatusSnapshot;
   readonly compactSession: (sessionKey: string, agentId: string) => Promise<Record<string, unknown>>;
 }

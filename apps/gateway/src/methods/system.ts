@@ -3,9 +3,77 @@ import { resolveQueueSettings } from '@switchboard/sessions';
 import { z } from 'zod';
 import { GatewayError } from '../protocol/errors.ts';
 import { defineMethod, type GatewayMethod } from '../protocol/server.ts';
+import {
+  checkModelCredentials,
+  modelReferencesInUse,
+  probeModelEndpoint,
+} from '../runtime/model-credentials.ts';
 import type { MethodServices } from './context.ts';
 
-/** `health`, `status`, `send`, and the pairing methods the CLI uses. */
+/**
+ * `doctor.check`: what `switchboard doctor` asks a running gateway, answered from the
+ * gateway's own process: its resolved models and credentials (config, its environment, auth
+ * profiles), a probe of each model endpoint from its network, channel health, the queue and
+ * credential cooldowns.
+ */
+async function doctorCheck(services: MethodServices, probe: boolean) {
+  const auth = services.authProfilesStatus();
+  const models = modelReferencesInUse(services.config).map((reference) =>
+    checkModelCredentials({
+      config: services.config,
+      catalog: services.catalog,
+      reference,
+      profiles: auth.profiles,
+      environmentName: "the gateway's environment",
+    }),
+  );
+  const baseUrls = [
+    ...new Set(models.flatMap((model) => (model.baseUrl === undefined ? [] : [model.baseUrl]))),
+  ];
+  const endpoints = probe
+    ? await Promise.all(baseUrls.map((baseUrl) => probeModelEndpoint(baseUrl, { now: services.now })))
+    : [];
+  const stats = services.dispatcher().stats();
+  const unanswered = await services.store.listUnfinishedInbound({ limit: 1000 });
+  return {
+    source: 'gateway',
+    runtimeVersion: services.version,
+    pid: process.pid,
+    uptimeMs: services.now() - services.startedAt,
+    configPath: services.configPath ?? null,
+    stateDir: services.stateDirectory,
+    models,
+    endpoints,
+    channels: services.channels.status(),
+    queue: {
+      running: stats.runningRuns,
+      waiting: stats.waitingRuns,
+      queuedMessages: stats.queuedMessages,
+      pendingInbound: unanswered.length,
+      notAnswered: services.notAnswered.counts(),
+    },
+    /** Profiles that are disabled, cooling down for some models, or without a secret. */
+    cooldowns: auth.profiles
+      .filter((profile) => profile.state !== 'ready')
+      .map((profile) => ({
+        id: profile.id,
+        provider: profile.provider,
+        state: profile.state,
+        ...(profile.disabled === undefined
+          ? {}
+          : { disabled: { reason: profile.disabled.reason, remainingMs: profile.disabled.remainingMs } }),
+        models: profile.models.map((window) => ({
+          model: window.model,
+          reason: window.reason,
+          remainingMs: window.remainingMs,
+        })),
+      })),
+    profileCount: auth.profiles.length,
+    shuttingDown: services.isShuttingDown(),
+  };
+}
+
+/** `health`, `status`, `doctor.check`, `send`, and the pairing methods the CLI uses. */
 export function systemMethods(services: MethodServices): GatewayMethod[] {
   const health = () => {
     const report = services.pluginLoadReport();
@@ -96,6 +164,12 @@ export function systemMethods(services: MethodServices): GatewayMethod[] {
           shuttingDown: services.isShuttingDown(),
         };
       },
+    }),
+    defineMethod({
+      name: 'doctor.check',
+      scope: 'operator.read',
+      params: z.looseObject({ probe: z.boolean().optional() }),
+      handle: (params) => doctorCheck(services, params.probe !== false),
     }),
     defineMethod({
       name: 'send',

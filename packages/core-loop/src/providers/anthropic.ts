@@ -593,9 +593,11 @@ async function streamAnthropic(
           ? { authToken }
           : undefined;
     if (credential === undefined) {
+      // Nothing to send: not a rejected key (`auth`), so nothing is retried or cooled down.
       throw new ModelError(
-        'auth',
+        'no_credentials',
         `No API key or auth token for provider ${model.provider} (model ${model.id}).`,
+        { provider: model.provider, model: model.id },
       );
     }
     const baseURL = call.baseUrl ?? model.baseUrl ?? provider.baseUrl ?? anthropicDefaultBaseUrl;

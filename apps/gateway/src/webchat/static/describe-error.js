@@ -41,6 +41,7 @@ export function retryAfterFromText(text) {
 function classFromText(text) {
   if (/rate.?limit|too many requests|\b429\b/i.test(text)) return 'rate_limit';
   if (/overloaded|\b529\b/i.test(text)) return 'overloaded';
+  if (/no api key (is )?configured|no api key or auth token/i.test(text)) return 'no_credentials';
   if (/key rejected|authenticat|invalid (x-)?api.?key|\b401\b/i.test(text)) return 'auth';
   if (/out of credits|billing|credit balance/i.test(text)) return 'billing';
   if (/timed out|timeout|ECONNREFUSED|ENOTFOUND|unreachable|connection (error|refused)/i.test(text))
@@ -76,6 +77,18 @@ export function describeRunError(error) {
     return { title: 'The model provider is overloaded right now.', hint: retry, detail };
   if (errorClass === 'rate_limit' || kind === 'rate_limit')
     return { title: 'The model provider is rate-limiting this gateway.', hint: retry, detail };
+  if (errorClass === 'no_credentials') {
+    const provider = /no api key is configured for ([\w.-]+)|for provider ([\w.-]+)/i.exec(detail);
+    const name = provider?.[1] ?? provider?.[2];
+    return {
+      title: `No API key is configured for ${name ?? 'the model provider'}, so the gateway cannot answer.`,
+      hint:
+        name === undefined || name === 'anthropic'
+          ? 'Set ANTHROPIC_API_KEY where the gateway runs, or models.providers.anthropic.apiKey in its config. switchboard doctor shows what the gateway sees.'
+          : `Set models.providers.${name}.apiKey in the gateway config. switchboard doctor shows what the gateway sees.`,
+      detail,
+    };
+  }
   if (errorClass === 'auth' || errorClass === 'auth_permanent')
     return {
       title: 'The model provider rejected the API key (authentication failed).',
