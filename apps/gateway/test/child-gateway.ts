@@ -14,6 +14,8 @@ export interface ChildGateway {
   /** A connected admin client (reconnected after restarts). */
   client(): Promise<ProtocolClient>;
   kill(signal?: NodeJS.Signals): Promise<number | null>;
+  /** Sends a signal (SIGHUP: reload the config) without waiting for anything. */
+  signal(signal: NodeJS.Signals): void;
   /**
    * SIGKILLs the gateway (if it still runs) and starts it again on the same state directory (a
    * crash). `environment` replaces the extra variables of the first start for this launch on.
@@ -107,6 +109,9 @@ export async function startChildGateway(options: {
       client?.close();
       client = undefined;
       return exited;
+    },
+    signal(signal) {
+      child?.kill(signal);
     },
     async restart(nextEnvironment) {
       await handle.kill('SIGKILL');

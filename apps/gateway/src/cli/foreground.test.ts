@@ -33,7 +33,7 @@ function harness(overrides: Partial<ForegroundOptions> = {}) {
     outcome,
     lines,
     closed,
-    send: (signal: 'SIGTERM' | 'SIGINT') => signals.emit(signal, signal),
+    send: (signal: 'SIGTERM' | 'SIGINT' | 'SIGHUP') => signals.emit(signal, signal),
     advance: (ms: number) => {
       clock += ms;
     },
@@ -70,6 +70,27 @@ describe('gateway run in the foreground', () => {
     run.send('SIGINT');
     expect(run.forced()).toBe(1);
     expect(run.lines.at(-1)).toBe('received SIGINT again, stopping at once');
+  });
+
+  it('SIGHUP reloads the config and keeps running; once stopping, it is ignored', async () => {
+    let reloads = 0;
+    const run = harness({
+      reload: () => {
+        reloads += 1;
+      },
+    });
+    run.send('SIGHUP');
+    run.send('SIGHUP');
+    expect(reloads).toBe(2);
+    expect(run.closed).toHaveLength(0);
+    expect(run.lines).toEqual([
+      'received SIGHUP, reloading the config',
+      'received SIGHUP, reloading the config',
+    ]);
+    run.send('SIGTERM');
+    run.send('SIGHUP');
+    await expect(run.outcome).resolves.toMatchObject({ clean: true });
+    expect(reloads).toBe(2);
   });
 
   it('a close that fails is reported and is not clean', async () => {

@@ -1,6 +1,7 @@
 // How `switchboard gateway run` ends: SIGTERM or SIGINT stop it gracefully, a second signal
 // stops it at once, and (under a package manager) it stops when the process that started it
 // is gone. Why, and what the exit codes mean: docs/decisions/0009-start-path-and-signals.md.
+// SIGHUP reloads the config (docs/decisions/0011-config-reload.md).
 
 export type ShutdownSignal = 'SIGTERM' | 'SIGINT';
 
@@ -24,6 +25,7 @@ export interface StopOutcome {
 /** Where signals come from: `process`, or a fake in tests. */
 export interface SignalSource {
   on(signal: ShutdownSignal, listener: (signal: ShutdownSignal) => void): unknown;
+  on(signal: 'SIGHUP', listener: () => void): unknown;
 }
 
 export interface ForegroundOptions {
@@ -34,6 +36,8 @@ export interface ForegroundOptions {
   /** Ends the process at once, for a repeated signal (`process.exit(1)`). */
   readonly forceExit: () => void;
   readonly signals: SignalSource;
+  /** Reloads the config, on SIGHUP (ignored once stopping). Leave out to keep SIGHUP's default. */
+  readonly reload?: () => void;
   readonly now: () => number;
   /**
    * A repeated signal sooner than this after the first is the same request, not a second one:
@@ -92,6 +96,14 @@ export function runInForeground(options: ForegroundOptions): Promise<StopOutcome
     };
     options.signals.on('SIGTERM', onSignal);
     options.signals.on('SIGINT', onSignal);
+    const reload = options.reload;
+    if (reload !== undefined) {
+      options.signals.on('SIGHUP', () => {
+        if (stoppingSince !== undefined) return;
+        options.report('received SIGHUP, reloading the config');
+        reload();
+      });
+    }
 
     const parentProcessId = options.parentProcessId;
     if (parentProcessId !== undefined) {

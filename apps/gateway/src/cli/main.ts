@@ -69,6 +69,8 @@ Local checks
   config validate [--config FILE] [--strict]
                                     every error and warning, with its key path
   config schema                     print the JSON Schema of the config
+  config reload                     make the running gateway read its config again
+                                    (also on SIGHUP and, by default, when the file changes)
   --version, --help
 
 Exit codes: 0 ok, 1 failed, 2 usage, 3 no gateway running, 4 token refused,
@@ -228,6 +230,8 @@ async function runGateway(values: ParsedCommand['values'], io: CliIo): Promise<n
     report: (line) => io.error(`${line}\n`),
     forceExit: () => process.exit(exitCodes.failed),
     signals: process,
+    // The outcome is logged by the gateway (applied, needs a restart, or rejected with its errors).
+    reload: () => void handle.reloadConfig('signal').catch(() => undefined),
     now: Date.now,
     ...(watchesParent(io.environment) ? { parentProcessId: () => process.ppid } : {}),
   });
@@ -289,8 +293,11 @@ async function configCommand(
     io.out(`${JSON.stringify(configJsonSchema(), null, 2)}\n`);
     return exitCodes.ok;
   }
+  if (words[1] === 'reload') return configReload(values, io);
   if (words[1] !== 'validate') {
-    io.error(`unknown config command: ${words[1] ?? '(none)'}; use "config validate" or "config schema"\n`);
+    io.error(
+      `unknown config command: ${words[1] ?? '(none)'}; use "config validate", "config schema" or "config reload"\n`,
+    );
     return exitCodes.usage;
   }
   const { checkConfigFile } = await import('../runtime/plugins.ts');
@@ -333,6 +340,57 @@ async function configCommand(
     else io.error(text);
   }
   return ok ? exitCodes.ok : exitCodes.invalidConfig;
+}
+
+/** `config reload`: asks the running gateway to read its config again (docs/decisions/0011). */
+async function configReload(values: ParsedCommand['values'], io: CliIo): Promise<number> {
+  return withClient(values, io, async (client) => {
+    const report = (await client.request('config.reload', {}, { timeoutMs: readTimeoutMs })) as {
+      ok?: boolean;
+      path?: string | null;
+      applied?: string[];
+      needsRestart?: Array<{ path: string; reason: string }>;
+      channels?: Record<'restarted' | 'started' | 'stopped' | 'accessUpdated', string[]>;
+      problems?: Array<{ path: string; message: string; severity: 'error' | 'warning' }>;
+    };
+    const { formatProblems } = await import('../config/errors.ts');
+    const file = report.path ?? '(no config file: defaults)';
+    const problems = report.problems ?? [];
+    if (report.ok !== true) {
+      if (values.json === true) io.out(`${JSON.stringify(report, null, 2)}\n`);
+      else
+        io.error(
+          `${file} was rejected; the gateway keeps running with its current config:\n${formatProblems(problems)}\n`,
+        );
+      return exitCodes.invalidConfig;
+    }
+    print(io, values, report, () => {
+      const lines: string[] = [];
+      const applied = report.applied ?? [];
+      const needsRestart = report.needsRestart ?? [];
+      if (applied.length === 0 && needsRestart.length === 0) lines.push(`${file}: no changes.`);
+      if (applied.length > 0)
+        lines.push(`${file}: applied without a restart:`, ...applied.map((path) => `  ${path}`));
+      if (needsRestart.length > 0)
+        lines.push(
+          'Changed, but needs a restart (the old values stay in force until then):',
+          ...needsRestart.map((entry) => `  ${entry.path}: ${entry.reason}`),
+        );
+      const channels = report.channels;
+      const named = (label: string, accounts: string[] | undefined) =>
+        accounts === undefined || accounts.length === 0 ? [] : [`  ${label}: ${accounts.join(', ')}`];
+      const channelLines = [
+        ...named('restarted', channels?.restarted),
+        ...named('started', channels?.started),
+        ...named('stopped', channels?.stopped),
+        ...named('new access settings, not restarted', channels?.accessUpdated),
+      ];
+      if (channelLines.length > 0) lines.push('Channel accounts:', ...channelLines);
+      if (problems.length > 0) lines.push('Warnings:', formatProblems(problems));
+      return lines.join('\n');
+    });
+    return exitCodes.ok;
+  });
 }
 
 async function pairingCommand(

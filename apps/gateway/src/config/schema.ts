@@ -160,6 +160,18 @@ const gatewaySectionSchema = z.strictObject({
     })
     .default({ mode: 'token' }),
   controlUi: z.strictObject({ allowedOrigins: z.array(z.string()).default([]) }).optional(),
+  /**
+   * Reloading the config file when it changes (OpenClaw's key; docs/decisions/0011). `off`:
+   * file changes are ignored (SIGHUP and `switchboard config reload` still reload). Any other
+   * mode reloads on change and applies what can apply live; Switchboard never restarts
+   * itself, so `hybrid` and `restart` behave as `hot` and report the keys that need a restart.
+   */
+  reload: z
+    .strictObject({
+      mode: z.enum(['hybrid', 'hot', 'restart', 'off']).default('hybrid'),
+      debounceMs: z.number().int().nonnegative().default(300),
+    })
+    .optional(),
 });
 
 const toolsSchema = z.strictObject({

@@ -1,7 +1,7 @@
 import type { ThinkingLevel } from '@switchboard/core-loop';
 import type { HookRunner, InboundMessage, PluginRegistry } from '@switchboard/hooks';
 import { matchResetTrigger, type SessionDispatcher, type SessionStore } from '@switchboard/sessions';
-import type { GatewayConfig } from '../config/schema.ts';
+import type { LiveConfig } from './live-config.ts';
 import type { ModelCatalog } from './models.ts';
 import type { TurnInput } from './turn-input.ts';
 
@@ -25,7 +25,8 @@ export interface DirectiveContext {
 }
 
 export interface DirectiveDependencies {
-  readonly config: GatewayConfig;
+  /** Read when a directive runs, so a reload applies to the next one. */
+  readonly config: LiveConfig;
   readonly store: SessionStore;
   readonly hooks: HookRunner;
   readonly registry: PluginRegistry;
@@ -49,7 +50,8 @@ export function parseSlashCommand(text: string): { name: string; args: string } 
  * commands plugins register.
  */
 export function createDirectives(dependencies: DirectiveDependencies) {
-  const { config, store, hooks, registry, catalog, now } = dependencies;
+  const { store, hooks, registry, catalog, now } = dependencies;
+  const config = () => dependencies.config.current();
 
   async function resetSession(context: DirectiveContext, reason: 'new' | 'reset'): Promise<void> {
     dependencies.dispatcher().abort(context.sessionKey, { clearQueue: true });
@@ -87,7 +89,7 @@ export function createDirectives(dependencies: DirectiveDependencies) {
     const session = await store.getSession(context.sessionKey);
     const lane = dependencies.dispatcher().status(context.sessionKey);
     const reference =
-      session?.modelOverride ?? config.agents.defaults.model?.primary ?? 'anthropic/claude-sonnet-4-6';
+      session?.modelOverride ?? config().agents.defaults.model?.primary ?? 'anthropic/claude-sonnet-4-6';
     let window = '';
     try {
       const model = catalog.resolve(reference.includes('/') ? reference : `anthropic/${reference}`).model;
@@ -103,7 +105,7 @@ export function createDirectives(dependencies: DirectiveDependencies) {
       `Agent: ${context.agentId}`,
       `Session: ${context.sessionKey}${session === undefined ? ' (new)' : ''}`,
       `Model: ${reference}${window}`,
-      `Thinking: ${session?.thinkingLevel ?? config.agents.defaults.thinking ?? 'off'}`,
+      `Thinking: ${session?.thinkingLevel ?? config().agents.defaults.thinking ?? 'off'}`,
       `Tokens so far: ${session?.tokens.input ?? 0} in, ${session?.tokens.output ?? 0} out`,
       `Run: ${lane.active === undefined ? 'idle' : lane.active.phase}${lane.queued > 0 ? `, ${lane.queued} queued` : ''}`,
     ].join('\n');
@@ -111,7 +113,7 @@ export function createDirectives(dependencies: DirectiveDependencies) {
 
   return {
     async handle(context: DirectiveContext): Promise<DirectiveOutcome> {
-      const trigger = matchResetTrigger(context.text, config.session.resetTriggers);
+      const trigger = matchResetTrigger(context.text, config().session.resetTriggers);
       if (trigger !== undefined) {
         await resetSession(context, trigger.reason);
         const rest = trigger.remainder.trim();
@@ -138,7 +140,7 @@ export function createDirectives(dependencies: DirectiveDependencies) {
             const session = await store.getSession(context.sessionKey);
             return {
               kind: 'handled',
-              reply: `Model: ${session?.modelOverride ?? config.agents.defaults.model?.primary ?? 'anthropic/claude-sonnet-4-6'}. Use /model <provider>/<model> to change it, /model default to go back.`,
+              reply: `Model: ${session?.modelOverride ?? config().agents.defaults.model?.primary ?? 'anthropic/claude-sonnet-4-6'}. Use /model <provider>/<model> to change it, /model default to go back.`,
             };
           }
           await store.ensureSession(context.sessionKey, { agentId: context.agentId });
