@@ -1,11 +1,14 @@
 import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import {
   type ChannelAccessConfig,
   type ChannelAccount,
   type ChannelAccountStatus,
   type ChannelPlugin,
+  channelAccessKeys,
   type HttpRoute,
+  type IgnoredMessageReport,
   type InboundMessage,
   type Logger,
   type ReceiveOutcome,
@@ -13,13 +16,15 @@ import {
   SwitchboardError,
   withLogFields,
 } from '@switchboard/hooks';
+import { type NotAnsweredLog, recordNotAnswered } from './not-answered.ts';
 
 /** One configured account of a channel, as the gateway runs it. */
 export interface ManagedAccount {
   readonly channel: ChannelPlugin;
   readonly plugin: string;
   readonly accountId: string;
-  readonly access: ChannelAccessConfig;
+  /** Replaced in place by a config reload that changed only access fields (no restart). */
+  access: ChannelAccessConfig;
   /** Set once `start` resolved. */
   running: ChannelAccount | undefined;
   status: ChannelAccountStatus;
@@ -32,10 +37,59 @@ export interface ChannelManagerOptions {
   readonly dataRoot: string;
   /** Called for every inbound message; resolves once journaled or deliberately dropped. */
   receive(account: ManagedAccount, message: InboundMessage): Promise<ReceiveOutcome>;
+  /** Where `context.reportIgnored` records a channel's own admission drops (reason `admission`). */
+  readonly notAnswered: NotAnsweredLog;
   readonly now?: () => number;
   /** Delay before restarting an account whose start failed (doubles, capped). */
   readonly restartBaseMs?: number;
   readonly restartMaxMs?: number;
+}
+
+/** A channel's reason must be a short kebab-case word: it becomes a count key in `status`. */
+const reportedReason = /^[a-z0-9][a-z0-9-]{0,63}$/;
+
+/** A reported id or note, bounded (the report comes from plugin code). */
+function reportedText(value: unknown, limit: number): string | undefined {
+  if (typeof value !== 'string' || value === '') return undefined;
+  return value.length > limit ? `${value.slice(0, limit - 1)}…` : value;
+}
+
+/**
+ * Turns a channel's `reportIgnored` into a not-answered entry (reason `admission`, the
+ * channel's reason as the detail) and its log line. Contract: never throws, whatever the
+ * channel passes; a reason that is not a short kebab-case word is recorded as `unknown`.
+ */
+export function reportIgnoredMessage(
+  notAnswered: NotAnsweredLog,
+  logger: Logger,
+  account: { readonly channel: string; readonly accountId: string },
+  report: IgnoredMessageReport,
+): void {
+  try {
+    const reason: unknown = report?.reason;
+    const valid = typeof reason === 'string' && reportedReason.test(reason);
+    if (!valid)
+      logger.debug('a channel reported an ignored message without a valid reason; recorded as unknown', {
+        channel: account.channel,
+        reason: reportedText(reason, 64) ?? String(reason),
+      });
+    const chatId = reportedText(report?.chatId, 200);
+    const senderId = reportedText(report?.senderId, 200);
+    const messageId = reportedText(report?.messageId, 200);
+    const note = reportedText(report?.note, 300);
+    recordNotAnswered(notAnswered, logger, {
+      reason: 'admission',
+      detail: valid ? reason : 'unknown',
+      channel: account.channel,
+      accountId: account.accountId,
+      ...(chatId === undefined ? {} : { chatId }),
+      ...(senderId === undefined ? {} : { senderId }),
+      ...(messageId === undefined ? {} : { messageId }),
+      ...(note === undefined ? {} : { note }),
+    });
+  } catch {
+    // A report is diagnostics: it never breaks the channel's message path.
+  }
 }
 
 export interface ChannelStatusSnapshot {
@@ -65,6 +119,31 @@ export interface ChannelManager {
   accounts(): readonly ManagedAccount[];
   status(): ChannelStatusSnapshot[];
   stop(): Promise<void>;
+  /**
+   * Applies a new `channels` section (config reload), one account at a time: an account whose
+   * own settings changed is stopped and started again, a new or re-enabled one is started, a
+   * removed or disabled one is stopped. When only its access fields changed (`dmPolicy`,
+   * `allowFrom`, `groups`, ...) they apply to its next message without a restart. Accounts
+   * whose config did not change are not touched. The section must be valid (checked first).
+   */
+  reload(config: Readonly<Record<string, unknown>>): Promise<ChannelReloadOutcome>;
+}
+
+/** What a config reload did to channel accounts, as `channel:accountId`. */
+export interface ChannelReloadOutcome {
+  readonly restarted: readonly string[];
+  readonly started: readonly string[];
+  readonly stopped: readonly string[];
+  /** Only access fields changed: applied to the running account. */
+  readonly accessUpdated: readonly string[];
+}
+
+/** An account's settings other than the access fields (`enabled` stays: it starts or stops it). */
+function ownSettings(config: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const own: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(config))
+    if (key === 'enabled' || !channelAccessKeys.includes(key)) own[key] = value;
+  return own;
 }
 
 /**
@@ -77,6 +156,9 @@ export function createChannelManager(options: ChannelManagerOptions): ChannelMan
   const accountRoutes: AccountRoute[] = [];
   const controllers = new Map<string, AbortController>();
   const timers = new Set<NodeJS.Timeout>();
+  /** The config each account runs with; a retry after a failed start only runs while it is current. */
+  const accountConfigs = new Map<string, Record<string, unknown>>();
+  let registered: readonly { plugin: string; channel: ChannelPlugin }[] = [];
   const baseMs = options.restartBaseMs ?? 1000;
   const maxMs = options.restartMaxMs ?? 5 * 60_000;
   let stopping = false;
@@ -104,6 +186,13 @@ export function createChannelManager(options: ChannelManagerOptions): ChannelMan
         signal: controller.signal,
         logger,
         receive: (message) => options.receive(managed, message),
+        reportIgnored: (report) =>
+          reportIgnoredMessage(
+            options.notAnswered,
+            options.logger,
+            { channel: managed.channel.id, accountId: managed.accountId },
+            report,
+          ),
         setStatus: (status) => {
           managed.status = status;
         },
@@ -121,6 +210,11 @@ export function createChannelManager(options: ChannelManagerOptions): ChannelMan
           accountRoutes.push({ channel: managed.channel.id, accountId: managed.accountId, route });
         },
       });
+      if (controller.signal.aborted) {
+        // Stopped (a reload, the gateway's shutdown) while it was starting: stop it now.
+        await stopRunning(managed);
+        return;
+      }
       if (managed.status.state === 'starting') managed.status = { state: 'connected' };
       managed.restarts = 0;
     } catch (error) {
@@ -137,11 +231,36 @@ export function createChannelManager(options: ChannelManagerOptions): ChannelMan
       managed.restarts += 1;
       const timer = setTimeout(() => {
         timers.delete(timer);
-        if (!stopping) void startAccount(managed, config);
+        if (!stopping && accountConfigs.get(key) === config) void startAccount(managed, config);
       }, delay);
       timer.unref();
       timers.add(timer);
     }
+  }
+
+  /** Stops one account's running instance (errors are logged) and marks it stopped. */
+  async function stopRunning(managed: ManagedAccount): Promise<void> {
+    try {
+      await managed.running?.stop();
+    } catch (error) {
+      options.logger.warn('channel account failed to stop cleanly', {
+        channel: managed.channel.id,
+        accountId: managed.accountId,
+        error: String(error),
+      });
+    }
+    managed.running = undefined;
+    managed.status = { state: 'stopped' };
+    removeRoutes(managed);
+  }
+
+  /** Stops one account for a reload: its retries end, its signal aborts, it stops. */
+  async function stopAccount(managed: ManagedAccount): Promise<void> {
+    const key = keyOf(managed.channel.id, managed.accountId);
+    accountConfigs.delete(key);
+    controllers.get(key)?.abort();
+    controllers.delete(key);
+    await stopRunning(managed);
   }
 
   function removeRoutes(managed: ManagedAccount): void {
@@ -157,6 +276,7 @@ export function createChannelManager(options: ChannelManagerOptions): ChannelMan
     async start(channels, config) {
       const warnings: string[] = [];
       const starts: Promise<void>[] = [];
+      registered = channels;
       for (const { plugin, channel } of channels) {
         const resolved = resolveChannelAccounts(channel, config[channel.id], { plugin });
         warnings.push(...resolved.warnings);
@@ -172,6 +292,10 @@ export function createChannelManager(options: ChannelManagerOptions): ChannelMan
             restarts: 0,
           };
           accounts.set(keyOf(channel.id, account.accountId), managed);
+          accountConfigs.set(
+            keyOf(channel.id, account.accountId),
+            account.config as unknown as Record<string, unknown>,
+          );
           starts.push(startAccount(managed, account.config as unknown as Record<string, unknown>));
         }
       }
@@ -197,21 +321,68 @@ export function createChannelManager(options: ChannelManagerOptions): ChannelMan
       stopping = true;
       for (const timer of timers) clearTimeout(timer);
       for (const controller of controllers.values()) controller.abort();
-      await Promise.all(
-        [...accounts.values()].map(async (managed) => {
-          try {
-            await managed.running?.stop();
-          } catch (error) {
-            options.logger.warn('channel account failed to stop cleanly', {
-              channel: managed.channel.id,
-              accountId: managed.accountId,
-              error: String(error),
-            });
+      await Promise.all([...accounts.values()].map((managed) => stopRunning(managed)));
+    },
+    async reload(config) {
+      const outcome = { restarted: [], started: [], stopped: [], accessUpdated: [] } as {
+        [Key in keyof ChannelReloadOutcome]: string[];
+      };
+      if (stopping) return outcome;
+      for (const { plugin, channel } of registered) {
+        const wanted = new Map<string, Record<string, unknown>>();
+        for (const account of resolveChannelAccounts(channel, config[channel.id], { plugin }).accounts) {
+          if (account.config.enabled)
+            wanted.set(account.accountId, account.config as unknown as Record<string, unknown>);
+        }
+        const logger = withLogFields(options.logger, { channel: channel.id });
+        for (const managed of [...accounts.values()]) {
+          if (managed.channel.id !== channel.id || wanted.has(managed.accountId)) continue;
+          await stopAccount(managed);
+          accounts.delete(keyOf(channel.id, managed.accountId));
+          outcome.stopped.push(`${channel.id}:${managed.accountId}`);
+          logger.info('channel account stopped: removed or disabled in the config', {
+            accountId: managed.accountId,
+          });
+        }
+        for (const [accountId, next] of wanted) {
+          const key = keyOf(channel.id, accountId);
+          const existing = accounts.get(key);
+          const previous = accountConfigs.get(key);
+          if (existing !== undefined && previous !== undefined) {
+            if (isDeepStrictEqual(previous, next)) continue;
+            if (isDeepStrictEqual(ownSettings(previous), ownSettings(next))) {
+              existing.access = next as unknown as ChannelAccessConfig;
+              accountConfigs.set(key, next);
+              outcome.accessUpdated.push(`${channel.id}:${accountId}`);
+              logger.info('channel account access settings changed; applied without a restart', {
+                accountId,
+              });
+              continue;
+            }
+            await stopAccount(existing);
           }
-          managed.status = { state: 'stopped' };
-          removeRoutes(managed);
-        }),
-      );
+          const managed: ManagedAccount = {
+            channel,
+            plugin,
+            accountId,
+            access: next as unknown as ChannelAccessConfig,
+            running: undefined,
+            status: { state: 'starting' },
+            restarts: 0,
+          };
+          accounts.set(key, managed);
+          accountConfigs.set(key, next);
+          await startAccount(managed, next);
+          (existing === undefined ? outcome.started : outcome.restarted).push(`${channel.id}:${accountId}`);
+          logger.info(
+            existing === undefined
+              ? 'channel account started: added or enabled in the config'
+              : 'channel account restarted: its settings changed',
+            { accountId, state: managed.status.state },
+          );
+        }
+      }
+      return outcome;
     },
   };
 }

@@ -20,9 +20,11 @@ import {
 import { z } from 'zod';
 import { createPairingStore } from '../access/pairing.ts';
 import { ConfigError } from '../config/errors.ts';
-import { type LoadedConfig, loadConfig } from '../config/load.ts';
+import { configFileName, type LoadedConfig, loadConfig } from '../config/load.ts';
+import type { GatewayConfig } from '../config/schema.ts';
 import { agentMethods } from '../methods/agent.ts';
 import { chatMethods } from '../methods/chat.ts';
+import { configMethods } from '../methods/config.ts';
 import type { MethodServices } from '../methods/context.ts';
 import { sessionMethods } from '../methods/sessions.ts';
 import { systemMethods } from '../methods/system.ts';
@@ -44,12 +46,16 @@ import {
 } from '../state/state-directory.ts';
 import { createWebChat } from '../webchat/index.ts';
 import { createChannelManager } from './channels.ts';
+import { type ConfigReloadReport, createConfigReloader, type ReloadTrigger } from './config-reload.ts';
+import { watchConfigFile } from './config-watcher.ts';
 import { armCrashPoints } from './crash-points.ts';
 import { createDirectives } from './directives.ts';
 import { startIdleHeapTrim } from './idle-heap-trim.ts';
 import { createInbound } from './inbound.ts';
+import { createLiveConfig, createLiveModelCatalog } from './live-config.ts';
 import { createGatewayLogger } from './logger.ts';
-import { createModelCatalog, defaultModelReference } from './models.ts';
+import { warnAboutMissingCredentials } from './model-credentials.ts';
+import { defaultModelReference } from './models.ts';
 import { createNotAnsweredLog } from './not-answered.ts';
 import { createOutbound } from './outbound.ts';
 import { startPlugins } from './plugins.ts';
@@ -93,6 +99,10 @@ export interface GatewayHandle {
   readonly config: LoadedConfig;
   readonly server: ProtocolServer;
   readonly dispatcher: SessionDispatcher<TurnInput>;
+  /** The config in force now (a reload replaces it; `config` is what start-up read). */
+  currentConfig(): GatewayConfig;
+  /** Reads the config file again and applies what can apply without a restart (decision 0011). */
+  reloadConfig(trigger?: ReloadTrigger): Promise<ConfigReloadReport>;
   /** Ends the gateway: stops admitting, lets running turns finish (up to `graceMs`), then closes everything. */
   close(reason?: string, graceMs?: number): Promise<void>;
 }
@@ -117,6 +127,8 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     environment,
   });
   const config = loaded.config;
+  // Reloadable keys are read from here at use time (per message, per turn): decision 0011.
+  const live = createLiveConfig(config);
   const logger =
     options.logger ??
     createGatewayLogger({
@@ -153,7 +165,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   // What the last process left unanswered, listed before anything is admitted (decision 0004).
   const leftUnanswered = await store.listUnfinishedInbound();
   const registry = createPluginRegistry({ logger });
-  const catalog = createModelCatalog(config, environment);
+  const catalog = createLiveModelCatalog(live, environment);
   let pluginReport: PluginLoadReport = { loaded: [], failed: [], disabled: [] };
   let shuttingDown = false;
   let server: ProtocolServer | undefined;
@@ -187,10 +199,11 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     now,
     dataRoot: join(stateDirectory, 'channels'),
     receive: (account, message) => inbound.receive(account, message),
+    notAnswered,
   });
   const send = createOutbound({ hooks: registry.hooks, channels, store, logger, now });
   const directives = createDirectives({
-    config,
+    config: live,
     store,
     hooks: registry.hooks,
     registry,
@@ -199,7 +212,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     now,
   });
   const inboundImpl = createInbound({
-    config,
+    config: live,
     store,
     hooks: registry.hooks,
     pairing,
@@ -209,6 +222,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     logger,
     now,
     dispatcher: getDispatcher,
+    notAnswered,
   });
   const inbound = { receive: inboundImpl.receiveFromChannel };
 
@@ -238,6 +252,8 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
       else if (event.type === 'model_fallback') logger.warn('falling back to another model', { ...event });
     },
   });
+  // A missing key otherwise shows only when the first turn fails.
+  warnAboutMissingCredentials({ config, catalog, profiles: auth.profiles(), logger });
   const compactionConfig = config.agents.defaults.compaction;
   const compactionSettings = {
     ...(compactionConfig?.reserveTokens === undefined
@@ -279,9 +295,10 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
               });
           },
         });
-  const defaultWorkspace = config.agents.defaults.workspace ?? join(stateDirectory, 'workspace');
   const workspaceFor = (agentId: string): string => {
-    const configured = config.agents.list?.find((agent) => agent.id.toLowerCase() === agentId)?.workspace;
+    const agents = live.current().agents;
+    const defaultWorkspace = agents.defaults.workspace ?? join(stateDirectory, 'workspace');
+    const configured = agents.list?.find((agent) => agent.id.toLowerCase() === agentId)?.workspace;
     const base = expandHome(
       configured ??
         (agentId === 'main' ? defaultWorkspace : join(defaultWorkspace, '..', `workspace-${agentId}`)),
@@ -299,7 +316,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     return tools;
   };
   const runner = createTurnRunner({
-    config,
+    config: live,
     stateDirectory,
     store,
     hooks: registry.hooks,
@@ -340,8 +357,8 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     logger,
     notAnswered,
     capFor: (channel) =>
-      config.messages.queue?.byChannel?.[channel]?.cap ??
-      config.messages.queue?.cap ??
+      live.current().messages.queue?.byChannel?.[channel]?.cap ??
+      live.current().messages.queue?.cap ??
       defaultQueueSettings.cap,
   });
   dispatcher = createSessionDispatcher<TurnInput>({
@@ -363,8 +380,29 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     },
   });
 
+  const reloader = createConfigReloader({
+    live,
+    load: {
+      ...(options.configPath === undefined ? {} : { path: options.configPath }),
+      stateDirectory,
+      environment,
+    },
+    startedFrom: loaded.path,
+    registry,
+    channels,
+    auth,
+    ...(options.plugins === undefined ? {} : { extraPlugins: options.plugins }),
+    logger,
+  });
+  const reloadConfig = (trigger: ReloadTrigger): Promise<ConfigReloadReport> =>
+    reloader.reload(trigger).catch((error: unknown) => {
+      logger.error('config reload failed; the running config is kept', { trigger, error: String(error) });
+      throw error;
+    });
   const methodServices: MethodServices = {
-    config,
+    get config() {
+      return live.current();
+    },
     configPath: loaded.path,
     stateDirectory,
     durability: store.durability,
@@ -427,11 +465,20 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
       ...chatMethods(methodServices),
       ...sessionMethods(methodServices),
       ...systemMethods(methodServices),
+      ...configMethods({ reloadConfig }),
       ...pluginMethods,
     ].map((method) => [method.name, method]),
   );
-  const mainKey = config.session.mainKey ?? 'main';
-  const defaultAgent = inboundImpl.resolveSession(undefined, undefined).agentId;
+  const sessionDefaults = () => {
+    const mainKey = live.current().session.mainKey ?? 'main';
+    const defaultAgent = inboundImpl.resolveSession(undefined, undefined).agentId;
+    return {
+      defaultAgentId: defaultAgent,
+      mainKey,
+      mainSessionKey: `agent:${defaultAgent}:${mainKey}`,
+      scope: 'per-sender',
+    };
+  };
 
   const webChat = createWebChat();
   server = createProtocolServer({
@@ -452,12 +499,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
         health: {},
         stateVersion: { presence: 0, health: 0 },
         uptimeMs: now() - startedAt,
-        sessionDefaults: {
-          defaultAgentId: defaultAgent,
-          mainKey,
-          mainSessionKey: `agent:${defaultAgent}:${mainKey}`,
-          scope: 'per-sender',
-        },
+        sessionDefaults: sessionDefaults(),
         authMode,
         stateDir: stateDirectory,
         ...(loaded.path === undefined ? {} : { configPath: loaded.path }),
@@ -517,6 +559,14 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
       logger.warn(`config: channels.${id}: no channel plugin with this id is loaded; the section is ignored`);
   }
   await inboundImpl.recover(leftUnanswered);
+  // Editing the file reloads it (unless gateway.reload.mode is "off"): decision 0011.
+  const configWatcher = watchConfigFile({
+    path: loaded.path ?? join(stateDirectory, configFileName),
+    debounceMs: () => live.current().gateway.reload?.debounceMs ?? 300,
+    enabled: () => !shuttingDown && live.current().gateway.reload?.mode !== 'off',
+    onChange: () => void reloadConfig('file').catch(() => undefined),
+    logger,
+  });
   const gatewaySignal = new AbortController();
   if (registry.hooks.has('gateway_start')) {
     void registry.hooks.run('gateway_start', {
@@ -543,9 +593,12 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     config: loaded,
     server,
     dispatcher,
+    currentConfig: () => live.current(),
+    reloadConfig: (trigger = 'request') => reloadConfig(trigger),
     close(reason = 'shutdown', graceMs = 10_000) {
       closing ??= (async () => {
         shuttingDown = true;
+        configWatcher.close();
         heapTrim.stop();
         const active = dispatcher;
         if (active !== undefined) {

@@ -17,6 +17,8 @@ import { GatewayError } from '../protocol/errors.ts';
 import type { ManagedAccount } from './channels.ts';
 import { crashPoint } from './crash-points.ts';
 import type { Directives } from './directives.ts';
+import type { LiveConfig } from './live-config.ts';
+import { type NotAnsweredLog, recordNotAnswered } from './not-answered.ts';
 import type { SendOutbound } from './outbound.ts';
 import type { RunFinal, RunRegistry } from './runs.ts';
 import { refKey, rpcAccountId, rpcChannel, type TurnInput } from './turn-input.ts';
@@ -71,7 +73,8 @@ export type RpcAdmission =
     };
 
 export interface InboundDependencies {
-  readonly config: GatewayConfig;
+  /** Read per message (routing, agents, `messages.queue`, `session.mainKey`): a reload applies to the next one. */
+  readonly config: LiveConfig;
   readonly store: SessionStore;
   readonly hooks: HookRunner;
   readonly pairing: PairingStore;
@@ -81,6 +84,8 @@ export interface InboundDependencies {
   readonly logger: Logger;
   readonly now: () => number;
   readonly dispatcher: () => SessionDispatcher<TurnInput>;
+  /** Where access drops, pairing holds and journal duplicates are recorded for `status`. */
+  readonly notAnswered: NotAnsweredLog;
 }
 
 export interface Inbound {
@@ -116,10 +121,12 @@ function createOrderedQueue() {
 
 export function createInbound(dependencies: InboundDependencies): Inbound {
   const { config, store, hooks, pairing, directives, runs, send, logger, now } = dependencies;
-  const routing = config as unknown as RoutingConfig;
+  // The resolver caches its prepared index per config object: a reload is one new index.
+  const routing = (): RoutingConfig => config.current() as unknown as RoutingConfig;
   const resolver = createRouteResolver();
   const inOrder = createOrderedQueue();
-  const mainKey = (config.session.mainKey ?? DEFAULT_MAIN_KEY).trim().toLowerCase() || DEFAULT_MAIN_KEY;
+  const mainKeyOf = (current: GatewayConfig): string =>
+    (current.session.mainKey ?? DEFAULT_MAIN_KEY).trim().toLowerCase() || DEFAULT_MAIN_KEY;
 
   function queueOptions(channel: string): {
     mode?: QueueMode;
@@ -127,7 +134,7 @@ export function createInbound(dependencies: InboundDependencies): Inbound {
     cap?: number;
     drop?: 'old' | 'new' | 'summarize';
   } {
-    const global = config.messages.queue;
+    const global = config.current().messages.queue;
     const byChannel = global?.byChannel?.[channel];
     const pick = <K extends 'mode' | 'debounceMs' | 'cap' | 'drop'>(key: K) =>
       byChannel?.[key] ?? global?.[key];
@@ -203,7 +210,7 @@ export function createInbound(dependencies: InboundDependencies): Inbound {
     const group = message.chatType === 'direct' ? undefined : message;
     const parentPeer = message.thread?.parentPeer;
     const route = resolver.resolveAgentRoute({
-      config: routing,
+      config: routing(),
       channel: message.channel,
       accountId: message.accountId,
       peer: { kind: message.peer.kind, id: message.peer.id },
@@ -275,17 +282,36 @@ export function createInbound(dependencies: InboundDependencies): Inbound {
     requestedKey: string | undefined,
     requestedAgent: string | undefined,
   ): { sessionKey: string; agentId: string } {
+    const current = config.current();
+    const mainKey = mainKeyOf(current);
     if (requestedKey !== undefined && requestedKey.trim() !== '') {
       const trimmed = requestedKey.trim();
       const parsed = parseAgentSessionKey(trimmed);
       if (parsed !== null)
         return { sessionKey: trimmed.toLowerCase(), agentId: normalizeAgentId(parsed.agentId) };
-      const agentId = normalizeAgentId(requestedAgent ?? resolveDefaultAgentId(routing));
+      const agentId = normalizeAgentId(
+        requestedAgent ?? resolveDefaultAgentId(current as unknown as RoutingConfig),
+      );
       const rest = trimmed.toLowerCase() === 'main' ? mainKey : trimmed.toLowerCase();
       return { sessionKey: `agent:${agentId}:${rest}`, agentId };
     }
-    const agentId = normalizeAgentId(requestedAgent ?? resolveDefaultAgentId(routing));
+    const agentId = normalizeAgentId(
+      requestedAgent ?? resolveDefaultAgentId(current as unknown as RoutingConfig),
+    );
     return { sessionKey: `agent:${agentId}:${mainKey}`, agentId };
+  }
+
+  /** Records a channel message the gateway will not answer (see not-answered.ts). */
+  function notAnswered(message: InboundMessage, reason: 'admission' | 'duplicate', detail: string): void {
+    recordNotAnswered(dependencies.notAnswered, logger, {
+      reason,
+      detail,
+      channel: message.channel,
+      accountId: message.accountId,
+      chatId: message.peer.id,
+      senderId: message.sender.id,
+      messageId: message.messageId,
+    });
   }
 
   async function cachedFinal(runId: string): Promise<RunFinal | undefined> {
@@ -306,7 +332,10 @@ export function createInbound(dependencies: InboundDependencies): Inbound {
           ? {}
           : { normalize: (entry: string) => account.channel.normalizeAllowEntry!(entry) }),
       });
-      if (decision.kind === 'drop') return { status: 'dropped', reason: decision.reason };
+      if (decision.kind === 'drop') {
+        notAnswered(message, 'admission', decision.reason);
+        return { status: 'dropped', reason: decision.reason };
+      }
       if (decision.kind === 'pair') {
         const request = await pairing.request(message.channel, message.accountId, message.sender);
         if (request.status === 'created') {
@@ -326,10 +355,9 @@ export function createInbound(dependencies: InboundDependencies): Inbound {
             });
           }
         }
-        return {
-          status: 'dropped',
-          reason: request.status === 'limited' ? 'pairing-limit' : 'pairing-required',
-        };
+        const reason = request.status === 'limited' ? 'pairing-limit' : 'pairing-required';
+        notAnswered(message, 'admission', reason);
+        return { status: 'dropped', reason };
       }
       const payload: ChannelJournalPayload = {
         kind: 'channel',
@@ -343,7 +371,10 @@ export function createInbound(dependencies: InboundDependencies): Inbound {
         receivedAt: now(),
         payload,
       });
-      if (journaled.duplicate) return { status: 'duplicate' };
+      if (journaled.duplicate) {
+        notAnswered(message, 'duplicate', 'already-journaled');
+        return { status: 'duplicate' };
+      }
       crashPoint('after-journal');
       const conversation = `${message.channel}:${message.accountId}:${message.peer.id}`;
       void inOrder(conversation, () => process(journaled.record, payload, false)).catch((error: unknown) => {

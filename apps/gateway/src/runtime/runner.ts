@@ -64,6 +64,8 @@ import { createBuiltinTools, type MessageTarget } from '../tools/builtin.ts';
 import { openWorkspace, type WorkspaceFiles } from '../tools/workspace-files.ts';
 import type { ChannelManager } from './channels.ts';
 import { crashPoint } from './crash-points.ts';
+import type { LiveConfig } from './live-config.ts';
+import { missingCredentialsText } from './model-credentials.ts';
 import type { ModelCatalog, ModelTarget } from './models.ts';
 import type { SendOutbound } from './outbound.ts';
 import { type Broadcast, createRunEvents } from './run-events.ts';
@@ -101,7 +103,8 @@ export interface AttemptTarget {
 }
 
 export interface RunnerServices {
-  readonly config: GatewayConfig;
+  /** Read when used (a turn takes it once, at its start): a reload applies to the next turn. */
+  readonly config: LiveConfig;
   readonly stateDirectory: string;
   readonly store: SessionStore;
   readonly hooks: HookRunner;
@@ -167,22 +170,32 @@ function lastAssistant(messages: readonly AgentMessage[]): AssistantMessage | un
 }
 
 export function createTurnRunner(services: RunnerServices): TurnRunner {
-  const { store, hooks, logger, now, config } = services;
+  const { store, hooks, logger, now } = services;
+  /** The config in force (decision 0011): helpers read it per call, a turn once at its start. */
+  const liveConfig = (): GatewayConfig => services.config.current();
+  /** By workspace path: a reload that moves an agent's workspace opens the new one. */
   const workspaces = new Map<string, Promise<WorkspaceFiles>>();
   const dailyBoundaries = new Map<string, number>();
-  const dateFormatter = new Intl.DateTimeFormat('en-CA', {
-    timeZone: config.agents.defaults.timeZone ?? 'UTC',
-  });
+  const dateFormatters = new Map<string, Intl.DateTimeFormat>();
+  const dateFormatter = (timeZone: string): Intl.DateTimeFormat => {
+    let formatter = dateFormatters.get(timeZone);
+    if (formatter === undefined) {
+      formatter = new Intl.DateTimeFormat('en-CA', { timeZone });
+      dateFormatters.set(timeZone, formatter);
+    }
+    return formatter;
+  };
   const active = new Map<string, { agent: Agent; compacting: boolean; steeredRefs: TurnInput[] }>();
 
   const agentConfig = (agentId: string): AgentConfig | undefined =>
-    config.agents.list?.find((agent) => agent.id.toLowerCase() === agentId);
+    liveConfig().agents.list?.find((agent) => agent.id.toLowerCase() === agentId);
 
   function workspace(agentId: string): Promise<WorkspaceFiles> {
-    let files = workspaces.get(agentId);
+    const path = services.workspaceFor(agentId);
+    let files = workspaces.get(path);
     if (files === undefined) {
-      files = openWorkspace(services.workspaceFor(agentId));
-      workspaces.set(agentId, files);
+      files = openWorkspace(path);
+      workspaces.set(path, files);
     }
     return files;
   }
@@ -195,7 +208,7 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
     }
     return (
       agentConfig(agentId)?.model?.primary ??
-      config.agents.defaults.model?.primary ??
+      liveConfig().agents.defaults.model?.primary ??
       'anthropic/claude-sonnet-4-6'
     );
   }
@@ -240,7 +253,7 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
           ? {}
           : { maxLinesPerMessage: capabilities.maxLinesPerMessage }),
       },
-      streaming: { mode: config.agents.defaults.blockStreaming },
+      streaming: { mode: liveConfig().agents.defaults.blockStreaming },
       origin: {
         channel: target.channel,
         accountId: target.accountId,
@@ -374,7 +387,7 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
       typing.call(account.running, conversation).catch(() => undefined);
     };
     tick();
-    const timer = setInterval(tick, config.agents.defaults.typingIntervalSeconds * 1000);
+    const timer = setInterval(tick, liveConfig().agents.defaults.typingIntervalSeconds * 1000);
     timer.unref();
     return () => {
       clearInterval(timer);
@@ -464,6 +477,7 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
   }
 
   async function runBatch(batch: RunBatch<TurnInput>, signal: AbortSignal): Promise<void> {
+    const config = liveConfig();
     // Summarized messages of this conversation ride in this turn: it answers them too.
     let inputs = [...batch.summarized, ...batch.messages].map((message) => message.payload);
     const last = inputs[inputs.length - 1]!;
@@ -587,6 +601,8 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
     let status: 'ok' | 'error' | 'aborted' = 'ok';
     let errorText: string | undefined;
     let errorClass: string | undefined;
+    /** The model error's code (`MODEL_CREDENTIALS_MISSING`, …), in the final's details. */
+    let errorCode: string | undefined;
     let retryAfterMs: number | undefined;
     let usage: Usage = zeroUsage;
     let replies: string[] = [];
@@ -645,7 +661,7 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
           (allowed?.allow === undefined || allowed.allow.includes(tool.name)) &&
           !(allowed?.deny ?? []).includes(tool.name),
       );
-      const date = dateFormatter.format(now());
+      const date = dateFormatter(config.agents.defaults.timeZone ?? 'UTC').format(now());
       let systemPrompt = buildSystemPrompt({
         agentId,
         ...(agentConfig(agentId)?.name === undefined ? {} : { agentName: agentConfig(agentId)?.name }),
@@ -926,7 +942,15 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
         const modelError =
           failure?.modelError ?? (finalMessage === undefined ? undefined : errorOf(finalMessage));
         errorClass = modelError?.errorClass;
+        errorCode = modelError?.code;
         retryAfterMs = failure?.retryAfterMs ?? modelError?.retryAfterMs;
+        // No key at all: plain words on what to set, not the list of models that failed.
+        if (
+          modelError?.errorClass === 'no_credentials' &&
+          modelError.provider !== undefined &&
+          (failure?.attempts ?? []).every((tried) => tried.ok || tried.errorClass === 'no_credentials')
+        )
+          errorText ??= missingCredentialsText(modelError.provider, config);
         errorText ??= failure?.message ?? modelError?.message ?? 'the model call failed';
       }
 
@@ -1065,6 +1089,7 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
                   code: 'RUN_FAILED',
                   runId,
                   ...(errorClass === undefined ? {} : { errorClass }),
+                  ...(errorCode === undefined ? {} : { errorCode }),
                   ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
                 },
               },
