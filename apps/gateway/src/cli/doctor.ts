@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ModelCredentialCheck } from '../runtime/model-credentials.ts';
 import { type CliGatewayClient, GatewayRequestError } from './gateway-client.ts';
-import type { CliIo } from './main.ts';
+import type { CliIo } from './io.ts';
 
 /**
  * Where a check's answer came from: this machine (`here`), the config file read by the CLI

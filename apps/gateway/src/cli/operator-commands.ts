@@ -1,7 +1,7 @@
 import { createWriteStream, existsSync, readFileSync, statSync, type WriteStream, watch } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import type { CliGatewayClient } from './gateway-client.ts';
-import { type CliIo, exitCodes, readTimeoutMs } from './main.ts';
+import { type CliIo, exitCodes, readTimeoutMs } from './io.ts';
 
 interface Helpers {
   withClient<T>(work: (client: CliGatewayClient) => Promise<T>): Promise<T>;
