@@ -2,6 +2,7 @@ import type { ThinkingLevel } from '@switchboard/core-loop';
 import type { HookRunner, InboundMessage, PluginRegistry } from '@switchboard/hooks';
 import { matchResetTrigger, type SessionDispatcher, type SessionStore } from '@switchboard/sessions';
 import type { LiveConfig } from './live-config.ts';
+import { normalizeModelReference, resolveModelReference, resolveThinkingLevel } from './model-selection.ts';
 import type { ModelCatalog } from './models.ts';
 import type { TurnInput } from './turn-input.ts';
 
@@ -88,11 +89,10 @@ export function createDirectives(dependencies: DirectiveDependencies) {
   async function status(context: DirectiveContext): Promise<string> {
     const session = await store.getSession(context.sessionKey);
     const lane = dependencies.dispatcher().status(context.sessionKey);
-    const reference =
-      session?.modelOverride ?? config().agents.defaults.model?.primary ?? 'anthropic/claude-sonnet-4-6';
+    const reference = resolveModelReference(config(), context.agentId, session);
     let window = '';
     try {
-      const model = catalog.resolve(reference.includes('/') ? reference : `anthropic/${reference}`).model;
+      const model = catalog.resolve(reference).model;
       const used = session?.tokens.context;
       window =
         used === undefined
@@ -105,7 +105,7 @@ export function createDirectives(dependencies: DirectiveDependencies) {
       `Agent: ${context.agentId}`,
       `Session: ${context.sessionKey}${session === undefined ? ' (new)' : ''}`,
       `Model: ${reference}${window}`,
-      `Thinking: ${session?.thinkingLevel ?? config().agents.defaults.thinking ?? 'off'}`,
+      `Thinking: ${resolveThinkingLevel(config(), context.agentId, session)}`,
       `Tokens so far: ${session?.tokens.input ?? 0} in, ${session?.tokens.output ?? 0} out`,
       `Run: ${lane.active === undefined ? 'idle' : lane.active.phase}${lane.queued > 0 ? `, ${lane.queued} queued` : ''}`,
     ].join('\n');
@@ -140,7 +140,7 @@ export function createDirectives(dependencies: DirectiveDependencies) {
             const session = await store.getSession(context.sessionKey);
             return {
               kind: 'handled',
-              reply: `Model: ${session?.modelOverride ?? config().agents.defaults.model?.primary ?? 'anthropic/claude-sonnet-4-6'}. Use /model <provider>/<model> to change it, /model default to go back.`,
+              reply: `Model: ${resolveModelReference(config(), context.agentId, session)}. Use /model <provider>/<model> to change it, /model default to go back.`,
             };
           }
           await store.ensureSession(context.sessionKey, { agentId: context.agentId });
@@ -148,7 +148,7 @@ export function createDirectives(dependencies: DirectiveDependencies) {
             await store.patchSession(context.sessionKey, { modelOverride: null, providerOverride: null });
             return { kind: 'handled', reply: 'Model reset to the default.' };
           }
-          const reference = command.args.includes('/') ? command.args : `anthropic/${command.args}`;
+          const reference = normalizeModelReference(command.args);
           try {
             catalog.resolve(reference);
           } catch (error) {

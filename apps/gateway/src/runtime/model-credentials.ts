@@ -3,7 +3,8 @@
 // `doctor` reports (from the running gateway through `doctor.check`, or from the config).
 import type { Logger } from '@switchboard/hooks';
 import type { GatewayConfig } from '../config/schema.ts';
-import { defaultModelReference, type ModelCatalog, splitModelReference } from './models.ts';
+import { agentModelReference, defaultsModelReference } from './model-selection.ts';
+import { type ModelCatalog, splitModelReference } from './models.ts';
 
 /** Where the Anthropic SDK sends requests when neither the config nor the environment says. */
 const anthropicBaseUrl = 'https://api.anthropic.com';
@@ -51,10 +52,8 @@ export function missingCredentialsText(provider: string, config: GatewayConfig):
 /** The primary models turns start with: the default one and each agent's own, without repeats. */
 export function modelReferencesInUse(config: GatewayConfig): string[] {
   const references = [
-    config.agents.defaults.model?.primary ?? defaultModelReference,
-    ...(config.agents.list ?? []).flatMap((agent) =>
-      agent.model?.primary === undefined ? [] : [agent.model.primary],
-    ),
+    defaultsModelReference(config),
+    ...(config.agents.list ?? []).map((agent) => agentModelReference(config, agent.id)),
   ];
   return [...new Set(references)];
 }

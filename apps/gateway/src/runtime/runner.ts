@@ -66,6 +66,12 @@ import type { ChannelManager } from './channels.ts';
 import { crashPoint } from './crash-points.ts';
 import type { LiveConfig } from './live-config.ts';
 import { missingCredentialsText } from './model-credentials.ts';
+import {
+  agentConfigOf,
+  modelChoiceOf,
+  resolveModelReference,
+  resolveThinkingLevel,
+} from './model-selection.ts';
 import type { ModelCatalog, ModelTarget } from './models.ts';
 import type { SendOutbound } from './outbound.ts';
 import { type Broadcast, createRunEvents } from './run-events.ts';
@@ -187,8 +193,7 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
   };
   const active = new Map<string, { agent: Agent; compacting: boolean; steeredRefs: TurnInput[] }>();
 
-  const agentConfig = (agentId: string): AgentConfig | undefined =>
-    liveConfig().agents.list?.find((agent) => agent.id.toLowerCase() === agentId);
+  const agentConfig = (agentId: string): AgentConfig | undefined => agentConfigOf(liveConfig(), agentId);
 
   function workspace(agentId: string): Promise<WorkspaceFiles> {
     const path = services.workspaceFor(agentId);
@@ -200,18 +205,8 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
     return files;
   }
 
-  function modelReference(agentId: string, session: SessionEntry): string {
-    if (session.modelOverride !== undefined) {
-      return session.modelOverride.includes('/')
-        ? session.modelOverride
-        : `${session.providerOverride ?? 'anthropic'}/${session.modelOverride}`;
-    }
-    return (
-      agentConfig(agentId)?.model?.primary ??
-      liveConfig().agents.defaults.model?.primary ??
-      'anthropic/claude-sonnet-4-6'
-    );
-  }
+  const modelReference = (agentId: string, session: SessionEntry): string =>
+    resolveModelReference(liveConfig(), agentId, session);
 
   function replyTarget(
     input: TurnInput,
@@ -626,13 +621,8 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
         }
       }
       const attempt: AttemptTarget = { target: services.catalog.resolve(reference) };
-      const modelChoice = agentConfig(agentId)?.model ?? config.agents.defaults.model;
-      const thinking: ThinkingLevel =
-        last.thinking ??
-        (session.thinkingLevel as ThinkingLevel | undefined) ??
-        agentConfig(agentId)?.thinking ??
-        config.agents.defaults.thinking ??
-        'off';
+      const modelChoice = modelChoiceOf(config, agentId);
+      const thinking: ThinkingLevel = resolveThinkingLevel(config, agentId, session, last.thinking);
 
       // Tools and the system prompt.
       const files = await workspace(agentId);
