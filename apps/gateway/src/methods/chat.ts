@@ -2,7 +2,7 @@ import type { Message } from '@switchboard/hooks';
 import { z } from 'zod';
 import { GatewayError } from '../protocol/errors.ts';
 import { defineMethod, type GatewayMethod } from '../protocol/server.ts';
-import { visibleText } from '../runtime/runner.ts';
+import { visibleText } from '../runtime/run/messages.ts';
 import { imagesFrom } from './agent.ts';
 import type { MethodServices } from './context.ts';
 

@@ -1,0 +1,88 @@
+// The wire payload of a run (the final `res` of `agent`, replayed for a retried
+// idempotencyKey and stored across restarts), built from the runtime's domain outcome.
+import type { RunOutcome } from '../runtime/run/outcome.ts';
+import type { RunFinal } from '../runtime/runs.ts';
+
+function okPayload(outcome: Extract<RunOutcome, { status: 'ok' }>): Record<string, unknown> {
+  const details = outcome.details;
+  return {
+    runId: outcome.runId,
+    status: 'ok',
+    summary: 'completed',
+    result: {
+      payloads: outcome.replies.map((text) => ({ text })),
+      meta: {
+        durationMs: Date.now() - outcome.startedAt,
+        ...(details === undefined
+          ? {}
+          : {
+              agentMeta: {
+                sessionId: details.sessionId,
+                provider: details.provider,
+                model: details.model,
+                usage: {
+                  input: details.usage.input,
+                  output: details.usage.output,
+                  cacheRead: details.usage.cacheRead,
+                  cacheWrite: details.usage.cacheWrite,
+                  total: details.usage.totalTokens,
+                  cost: details.usage.cost.total,
+                },
+              },
+            }),
+      },
+    },
+  };
+}
+
+/** The protocol's final of a run outcome. */
+export function runFinalOf(outcome: RunOutcome): RunFinal {
+  switch (outcome.status) {
+    case 'ok':
+      return { ok: true, payload: okPayload(outcome) };
+    case 'compacted':
+      return {
+        ok: true,
+        payload: {
+          runId: outcome.runId,
+          status: 'ok',
+          summary: 'compacted',
+          result: { payloads: [{ text: outcome.text }] },
+          compaction: outcome.compaction,
+        },
+      };
+    case 'aborted':
+      return { ok: true, payload: { runId: outcome.runId, status: 'aborted', summary: 'aborted' } };
+    case 'interrupted':
+      return {
+        ok: false,
+        error: {
+          code: 'UNAVAILABLE',
+          message: 'the gateway shut down during the run; retry with the same idempotencyKey',
+          details: { code: 'SHUTTING_DOWN', runId: outcome.runId },
+          retryable: true,
+        },
+      };
+    case 'error':
+      return {
+        ok: false,
+        payload: { runId: outcome.runId, status: 'error', summary: outcome.message ?? 'the run failed' },
+        error: {
+          code: 'UNAVAILABLE',
+          message: outcome.message ?? 'the run failed',
+          details: {
+            code: 'RUN_FAILED',
+            runId: outcome.runId,
+            ...(outcome.errorClass === undefined ? {} : { errorClass: outcome.errorClass }),
+            ...(outcome.errorCode === undefined ? {} : { errorCode: outcome.errorCode }),
+            ...(outcome.retryAfterMs === undefined ? {} : { retryAfterMs: outcome.retryAfterMs }),
+          },
+        },
+      };
+  }
+}
+
+/** The same final, for a protocol run that a turn answered under another run id. */
+export function carriedFinal(final: RunFinal, runId: string): RunFinal {
+  return { ...final, payload: { ...final.payload, runId } };
+}
