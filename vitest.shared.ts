@@ -6,7 +6,7 @@ import { defineProject, type ViteUserConfig } from 'vitest/config';
  * The custom export condition that points every workspace package at its TypeScript
  * source, so tests, type-checks and benches run without a prior build.
  */
-export const sourceCondition = '@switchboard/source';
+const sourceCondition = '@switchboard/source';
 
 /** The vitest project for one workspace package, named after its package.json name. */
 export function packageProject(directory: string, overrides: ViteUserConfig['test'] = {}): ViteUserConfig {

@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { type Browser, type BrowserContext, type BrowserContextOptions, chromium } from 'playwright-core';
 
 /** Where Chromium is expected; `SWITCHBOARD_CHROMIUM` overrides it. */
-export const chromiumPath: string = process.env.SWITCHBOARD_CHROMIUM ?? '/usr/bin/chromium';
+const chromiumPath: string = process.env.SWITCHBOARD_CHROMIUM ?? '/usr/bin/chromium';
 
-export const chromiumArguments: readonly string[] = [
+const chromiumArguments: readonly string[] = [
   '--no-sandbox',
   '--disable-gpu',
   '--disable-background-networking',
@@ -19,7 +19,7 @@ export const chromiumArguments: readonly string[] = [
 ];
 
 /** Fails (does not skip) with the command that installs Chromium when it is missing. */
-export function requireChromium(): string {
+function requireChromium(): string {
   if (!existsSync(chromiumPath)) {
     throw new Error(
       `The WebChat browser tests need Chromium at ${chromiumPath}, and it is not there. ` +

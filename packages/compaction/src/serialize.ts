@@ -12,9 +12,9 @@ import { isFailedAssistant } from './estimate.ts';
 /** Characters of a tool result's text kept for the summariser. */
 export const toolResultSummaryCharacters = 1500;
 /** Characters of a tool call's JSON arguments kept for the summariser. */
-export const toolArgumentsSummaryCharacters = 500;
+const toolArgumentsSummaryCharacters = 500;
 /** Characters of an assistant's thinking kept for the summariser. */
-export const thinkingSummaryCharacters = 800;
+const thinkingSummaryCharacters = 800;
 
 /**
  * Cuts `text` to at most about `maxCharacters`, keeping its head and tail and saying how

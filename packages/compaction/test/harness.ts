@@ -38,13 +38,12 @@ import {
   summarySystemPrompt,
 } from '../src/index.ts';
 
-export const systemPrompt =
-  'You are a helpful assistant working for the user. Use the lookup tool when asked.';
+const systemPrompt = 'You are a helpful assistant working for the user. Use the lookup tool when asked.';
 
 /** A marker in every tool result's `details`: it must never reach the summariser. */
 export const detailsMarker = 'DETAILS-PAYLOAD-MUST-NOT-LEAK';
 
-export const lookupTool: AnyAgentTool = defineTool({
+const lookupTool: AnyAgentTool = defineTool({
   name: 'lookup',
   description: 'Look up a record by query',
   parameters: z.object({ query: z.string() }),
@@ -61,7 +60,7 @@ export const lookupTool: AnyAgentTool = defineTool({
   },
 });
 
-export const toolSpecs: readonly ToolSpec[] = [toolSpec(lookupTool)];
+const toolSpecs: readonly ToolSpec[] = [toolSpec(lookupTool)];
 
 /** True when the request was a summary request. */
 export function isSummaryRequest(request: RecordedRequest): boolean {
@@ -93,7 +92,7 @@ function hasToolResult(message: RequestMessage | undefined): boolean {
 }
 
 /** The conversation's model: asks for `lookup` once per user turn, then answers. */
-export function conversationTurn(request: RecordedRequest): FakeTurn {
+function conversationTurn(request: RecordedRequest): FakeTurn {
   const last = request.messages.at(-1);
   if (hasToolResult(last)) return { text: 'Done: the record was found and looks healthy. Anything else?' };
   const huge = last !== undefined && messageText(last).includes('DUMP');
@@ -144,7 +143,7 @@ export interface HarnessOptions {
 }
 
 let clock = Date.UTC(2026, 0, 1);
-export const now = (): number => {
+const now = (): number => {
   clock += 1000;
   return clock;
 };
@@ -199,7 +198,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   };
 }
 
-export function userMessage(text: string): UserMessage {
+function userMessage(text: string): UserMessage {
   return { role: 'user', content: text, timestamp: now() };
 }
 

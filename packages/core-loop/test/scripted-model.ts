@@ -18,7 +18,7 @@ import {
 
 export const testModel: Model = anthropicModel('claude-sonnet-4-6', { api: 'scripted' });
 
-export interface ScriptedReply {
+interface ScriptedReply {
   readonly text?: string;
   readonly toolCalls?: ReadonlyArray<{
     readonly id?: string;
@@ -39,7 +39,7 @@ export type ScriptEntry =
   | ScriptedReply
   | ((context: LlmContext, options: StreamOptions, call: number) => ScriptedReply | Promise<ScriptedReply>);
 
-export interface ScriptedCall {
+interface ScriptedCall {
   readonly context: LlmContext;
   readonly options: StreamOptions;
 }

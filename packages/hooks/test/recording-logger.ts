@@ -1,6 +1,6 @@
 import type { LogFields, Logger, LogLevel } from '../src/index.ts';
 
-export interface LogLine {
+interface LogLine {
   readonly level: LogLevel;
   readonly message: string;
   readonly fields: LogFields;

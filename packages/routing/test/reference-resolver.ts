@@ -53,14 +53,14 @@ function canonical(trimmed: string): string {
   return out.slice(0, 64);
 }
 
-export function referenceAgentId(value: unknown): string {
+function referenceAgentId(value: unknown): string {
   const trimmed = typeof value === 'string' ? value.trim() : '';
   return trimmed === '' ? 'main' : canonical(trimmed) || 'main';
 }
 
 const accountIds = new Map<string, string>();
 
-export function referenceAccountId(value: unknown): string {
+function referenceAccountId(value: unknown): string {
   if (typeof value === 'string') {
     const known = accountIds.get(value);
     if (known !== undefined) return known;

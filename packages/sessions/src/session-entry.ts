@@ -74,7 +74,7 @@ function checkRoute(route: unknown, path: string): void {
 }
 
 /** Throws SESSIONS_INVALID_ARGUMENT naming the first bad field of queue overrides. */
-export function validateQueueOverrides(queue: unknown, path: string): void {
+function validateQueueOverrides(queue: unknown, path: string): void {
   if (queue === undefined || queue === null) return;
   if (typeof queue !== 'object') throw invalid(path, 'an object or null', queue);
   const record = queue as Record<string, unknown>;

@@ -16,7 +16,7 @@ import type {
 } from './types.ts';
 
 /** The entry types a transcript stores. */
-export const transcriptEntryTypes: readonly TranscriptEntryBody['type'][] = [
+const transcriptEntryTypes: readonly TranscriptEntryBody['type'][] = [
   'message',
   'compaction',
   'model_change',
@@ -63,7 +63,7 @@ const userBlocks: ReadonlySet<string> = new Set(['text', 'image']);
 const assistantBlocks: ReadonlySet<string> = new Set(['text', 'thinking', 'toolCall']);
 
 /** Why `value` is not a valid message, or undefined when it is. */
-export function checkMessage(value: unknown, path: string): Check {
+function checkMessage(value: unknown, path: string): Check {
   if (!isRecord(value)) return `${path} must be an object`;
   if (value.role !== 'user' && value.role !== 'assistant' && value.role !== 'toolResult') {
     return `${path}.role must be user, assistant or toolResult; got ${JSON.stringify(value.role)}`;

@@ -11,7 +11,7 @@ export type AccessDecision =
   | { readonly kind: 'pair' }
   | { readonly kind: 'drop'; readonly reason: AccessDropReason };
 
-export type AccessDropReason =
+type AccessDropReason =
   | 'dm-disabled'
   | 'dm-not-allowlisted'
   | 'group-disabled'

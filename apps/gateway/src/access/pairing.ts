@@ -4,9 +4,9 @@ import type { SessionStore } from '@switchboard/sessions';
 
 /** Pairing codes use letters and digits that cannot be confused (no 0/O, 1/I). */
 export const pairingAlphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
-export const pairingCodeLength = 8;
+const pairingCodeLength = 8;
 
-export interface PairingRequest {
+interface PairingRequest {
   readonly channel: string;
   readonly accountId: string;
   readonly code: string;
@@ -15,7 +15,7 @@ export interface PairingRequest {
   readonly expiresAt: number;
 }
 
-export type PairingRequestResult =
+type PairingRequestResult =
   | { readonly status: 'created'; readonly request: PairingRequest }
   | { readonly status: 'pending'; readonly request: PairingRequest }
   | { readonly status: 'limited' };
@@ -44,7 +44,7 @@ export interface PairingStoreOptions {
 const requestsNamespace = 'pairing-requests';
 const approvedNamespace = 'pairing-approved';
 
-export function generatePairingCode(): string {
+function generatePairingCode(): string {
   let code = '';
   for (let index = 0; index < pairingCodeLength; index += 1)
     code += pairingAlphabet[randomInt(pairingAlphabet.length)];

@@ -3,7 +3,7 @@
 // is gone. Why, and what the exit codes mean: docs/decisions/0009-start-path-and-signals.md.
 // SIGHUP reloads the config (docs/decisions/0011-config-reload.md).
 
-export type ShutdownSignal = 'SIGTERM' | 'SIGINT';
+type ShutdownSignal = 'SIGTERM' | 'SIGINT';
 
 /** Why the gateway is stopping. */
 export type StopCause =
@@ -23,7 +23,7 @@ export interface StopOutcome {
 }
 
 /** Where signals come from: `process`, or a fake in tests. */
-export interface SignalSource {
+interface SignalSource {
   on(signal: ShutdownSignal, listener: (signal: ShutdownSignal) => void): unknown;
   on(signal: 'SIGHUP', listener: () => void): unknown;
 }

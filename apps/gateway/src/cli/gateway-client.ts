@@ -24,12 +24,12 @@ export class GatewayRequestError extends Error {
 /** The gateway could not be reached at all. */
 export class GatewayUnreachableError extends Error {}
 
-export interface GatewayEvent {
+interface GatewayEvent {
   readonly event: string;
   readonly payload: Record<string, unknown> | undefined;
 }
 
-export interface RequestOptions {
+interface RequestOptions {
   /** Skip an interim `accepted` response and resolve with the final one (`agent`). */
   readonly expectFinal?: boolean;
   /** Give up after this long (default: no limit, for runs; read commands pass one). */

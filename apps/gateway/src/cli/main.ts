@@ -13,7 +13,7 @@ import {
 
 import { type CliIo, exitCodes, readTimeoutMs } from './io.ts';
 
-export { type CliIo, exitCodes, readTimeoutMs } from './io.ts';
+export { type CliIo, exitCodes } from './io.ts';
 
 const defaultIo: CliIo = {
   out: (text) => process.stdout.write(text),

@@ -1,6 +1,6 @@
 import { type ErrorCodeTable, joinKeyPath, SwitchboardError } from '@switchboard/hooks';
 
-export const configErrorCodes = {
+const configErrorCodes = {
   CONFIG_NOT_FOUND: 'The config file named on the command line does not exist.',
   CONFIG_UNREADABLE: 'The config file exists but could not be read.',
   CONFIG_SYNTAX: 'The config file is not valid JSON5; the message gives the line and column.',

@@ -24,7 +24,7 @@ export interface LoadConfigOptions {
 }
 
 /** Where the config comes from: `--config`, else `switchboard.json` in the state directory. */
-export function resolveConfigPath(options: LoadConfigOptions): string | undefined {
+function resolveConfigPath(options: LoadConfigOptions): string | undefined {
   if (options.path !== undefined) {
     const path = resolve(options.path);
     if (!existsSync(path)) throw new ConfigError('CONFIG_NOT_FOUND', `config file ${path} does not exist`);
@@ -39,7 +39,7 @@ export function resolveConfigPath(options: LoadConfigOptions): string | undefine
  * except inside a plugin's entry: a misspelt `config` or `enabled` there silently changes
  * what a plugin (perhaps a guard) does. See docs/decisions/0010-config-validation.md.
  */
-export function unknownKeySeverity(path: string): ConfigProblem['severity'] {
+function unknownKeySeverity(path: string): ConfigProblem['severity'] {
   return /^plugins\.entries\.[^.[\]]+\./.test(path) ? 'error' : 'warning';
 }
 

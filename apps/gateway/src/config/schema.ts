@@ -222,13 +222,7 @@ export const gatewayConfigSchema = z.strictObject({
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
 export type ProviderConfig = z.infer<typeof providerSchema>;
-export type ProviderModelConfig = z.infer<typeof providerModelSchema>;
 export type AgentConfig = z.infer<typeof agentSchema>;
-export type AgentDefaults = z.infer<typeof agentDefaultsSchema>;
-export type ModelChoice = z.infer<typeof modelChoiceSchema>;
-
-/** The plugins section's own schema (from the plugin SDK); entries' `config` is checked per plugin. */
-export { pluginsConfigSchema };
 
 /** JSON Schema of the configuration, for editors (`switchboard config schema`). */
 export function configJsonSchema(): Record<string, unknown> {

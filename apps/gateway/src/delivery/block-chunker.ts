@@ -37,7 +37,7 @@ export interface BlockChunkerOptions {
   readonly parseFences?: (text: string) => FenceSpan[];
 }
 
-export interface DrainOptions {
+interface DrainOptions {
   /** Flush everything: end of a text block or message, before a tool runs, at run end. */
   readonly force?: boolean;
 }

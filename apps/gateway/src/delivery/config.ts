@@ -54,7 +54,7 @@ export const channelDeliveryDefaults: Readonly<Record<string, ChannelDeliveryCap
 };
 
 /** How assistant text is streamed to a channel. */
-export type BlockStreamingMode = 'off' | 'text_end' | 'message_end';
+type BlockStreamingMode = 'off' | 'text_end' | 'message_end';
 
 export interface BlockStreamingOptions {
   /**

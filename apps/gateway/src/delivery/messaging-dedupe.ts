@@ -24,7 +24,7 @@ export interface MessagingSend {
 }
 
 /** Why a final reply was suppressed by the tracker. */
-export type MessagingSuppression = 'messaging-tool-same-origin' | 'messaging-tool-text';
+type MessagingSuppression = 'messaging-tool-same-origin' | 'messaging-tool-text';
 
 export interface MessagingToolTracker {
   /** Records a send as pending for `toolCallId` (the tool has started, not yet succeeded). */
@@ -45,7 +45,7 @@ export interface MessagingToolTracker {
 /** Each list keeps at most this many entries (the oldest are dropped). */
 export const MESSAGING_TRACKER_CAP = 200;
 /** Both sides of a text comparison must be at least this long after normalisation. */
-export const MESSAGING_DEDUPE_MIN_CHARS = 10;
+const MESSAGING_DEDUPE_MIN_CHARS = 10;
 
 const emojiPattern =
   /\p{Extended_Pictographic}|[\u{1F3FB}-\u{1F3FF}]|[\u{1F1E6}-\u{1F1FF}]|\u{FE0E}|\u{FE0F}|\u{200D}|\u{20E3}/gu;

@@ -36,7 +36,7 @@ import {
 } from './types.ts';
 
 /** A tool failure, as given to `toolErrorFallback`. */
-export interface ToolFailure {
+interface ToolFailure {
   readonly toolCallId: string;
   readonly toolName: string | undefined;
   readonly errorMessage: string | undefined;
@@ -75,30 +75,30 @@ export interface ReplyStreamOptions {
   readonly toolErrorFallback?: boolean | ((failure: ToolFailure) => string | undefined);
 }
 
-export interface ToolStartInput {
+interface ToolStartInput {
   readonly toolCallId: string;
   readonly toolName: string;
 }
 
 /** What the `message` tool is about to send (recorded as pending until the tool succeeds). */
-export interface MessageToolSendInput extends MessagingSend {
+interface MessageToolSendInput extends MessagingSend {
   readonly toolCallId: string;
 }
 
-export interface ToolEndInput {
+interface ToolEndInput {
   readonly toolCallId: string;
   readonly toolName?: string;
   readonly isError: boolean;
   readonly errorMessage?: string;
 }
 
-export interface RunEndInput {
+interface RunEndInput {
   /** The run was aborted (`/stop`, `chat.abort`): undelivered text is dropped, no finals are sent. */
   readonly aborted?: boolean;
 }
 
 /** The agent-loop events a reply stream consumes, as one discriminated union. */
-export type ReplyStreamEvent =
+type ReplyStreamEvent =
   | { readonly type: 'message_start' }
   | { readonly type: 'text_start'; readonly content?: string }
   | { readonly type: 'text_delta'; readonly delta: string }

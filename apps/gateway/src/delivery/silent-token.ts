@@ -5,8 +5,8 @@
  * turn out to be the token is held back so a silent reply never leaks its first characters.
  */
 
-export const SILENT_REPLY_TOKEN = 'NO_REPLY';
-export const HEARTBEAT_TOKEN = 'HEARTBEAT_OK';
+const SILENT_REPLY_TOKEN = 'NO_REPLY';
+const HEARTBEAT_TOKEN = 'HEARTBEAT_OK';
 /** The tokens a reply stream treats as silent by default. */
 export const DEFAULT_SILENT_TOKENS: readonly string[] = [SILENT_REPLY_TOKEN, HEARTBEAT_TOKEN];
 
@@ -181,7 +181,7 @@ function trailingTokenStart(text: string, tokens: TokenSet, wholeOnly: boolean):
 }
 
 /** What a silent gate has decided about the current text block. */
-export type SilentGateState = 'undecided' | 'passed' | 'silent';
+type SilentGateState = 'undecided' | 'passed' | 'silent';
 
 export interface SilentGate {
   /** Feeds visible text; returns the text that is safe to release now. */

@@ -36,7 +36,7 @@ const carriageReturn = 13;
 const space = 32;
 const tab = 9;
 
-export function isWhitespaceCode(char: number): boolean {
+function isWhitespaceCode(char: number): boolean {
   if (char <= 32) return char === 32 || (char >= 9 && char <= 13);
   return (
     char === 0xa0 ||
@@ -62,7 +62,7 @@ export function remainingLength(text: string, cursor: SplitCursor): number {
 }
 
 /** Offset of the `count`-th newline at or after `from`, or -1. */
-export function nthNewline(text: string, from: number, count: number): number {
+function nthNewline(text: string, from: number, count: number): number {
   let index = from - 1;
   for (let seen = 0; seen < count; seen++) {
     index = text.indexOf('\n', index + 1);
@@ -72,7 +72,7 @@ export function nthNewline(text: string, from: number, count: number): number {
 }
 
 /** Number of lines of the remainder (a trailing newline does not start a new line). */
-export function remainingLines(text: string, cursor: SplitCursor, stopAfter: number): number {
+function remainingLines(text: string, cursor: SplitCursor, stopAfter: number): number {
   let lines = cursor.prefix === '' ? 1 : 2;
   let index = text.indexOf('\n', cursor.pos);
   while (index !== -1 && index < text.length - 1) {

@@ -29,7 +29,7 @@ export interface DeliverySendResult {
  */
 /** What a send returns. Nothing (`void`) means delivered; `{ cancelled: true }` reports a hook cancellation. */
 // biome-ignore lint/suspicious/noConfusingVoidType: a send that returns nothing delivered its payload.
-export type DeliverySendOutcome = DeliverySendResult | void;
+type DeliverySendOutcome = DeliverySendResult | void;
 
 export type DeliverySend = (
   payload: DeliveryPayload,

@@ -2,7 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** Bootstrap files read from an agent workspace, in prompt order. */
-export const bootstrapFileNames = ['AGENTS.md', 'SOUL.md', 'USER.md', 'TOOLS.md'] as const;
+const bootstrapFileNames = ['AGENTS.md', 'SOUL.md', 'USER.md', 'TOOLS.md'] as const;
 
 export interface BootstrapFile {
   readonly name: string;

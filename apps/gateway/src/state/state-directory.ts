@@ -79,7 +79,7 @@ export interface ResolvedToken {
   readonly path?: string;
 }
 
-export const tokenFileName = 'gateway-token';
+const tokenFileName = 'gateway-token';
 
 /**
  * The gateway token: `gateway.auth.token` from config, else `SWITCHBOARD_GATEWAY_TOKEN`, else

@@ -73,7 +73,7 @@ function botRoleIds(message: Message, botUserId: string): string[] {
 }
 
 /** True when the message mentions the bot's user or one of its roles, or replies to the bot. */
-export function mentionsBot(message: Message, botUserId: string, roleIds: readonly string[]): boolean {
+function mentionsBot(message: Message, botUserId: string, roleIds: readonly string[]): boolean {
   if (message.mentions.users.has(botUserId)) return true;
   if (roleIds.some((id) => message.mentions.roles.has(id))) return true;
   return message.mentions.repliedUser?.id === botUserId;

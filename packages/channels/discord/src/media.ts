@@ -27,7 +27,7 @@ function kindOf(contentType: string | null, voice: boolean): MediaKind {
 }
 
 /** A file name safe to put on disk: no separators, no leading dots, bounded length. */
-export function safeFileName(name: string): string {
+function safeFileName(name: string): string {
   const cleaned = basename(name)
     .replace(/[^A-Za-z0-9._-]+/g, '_')
     .replace(/^\.+/, '');

@@ -15,7 +15,7 @@ import {
 import type { FakeDiscord } from '@switchboard/testkit/discord';
 import { createDiscordChannel, type DiscordChannelOptions } from '../src/channel.ts';
 
-export interface LogLine {
+interface LogLine {
   readonly level: 'debug' | 'info' | 'warn' | 'error';
   readonly message: string;
   readonly fields: Readonly<Record<string, unknown>> | undefined;
@@ -49,7 +49,7 @@ export interface StartAccountOptions {
   readonly receive?: (message: InboundMessage) => Promise<ReceiveOutcome>;
 }
 
-export function recordingLogger(logs: LogLine[]): Logger {
+function recordingLogger(logs: LogLine[]): Logger {
   const write =
     (level: LogLine['level']) =>
     (message: string, fields?: Readonly<Record<string, unknown>>): void => {

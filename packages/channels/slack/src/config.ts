@@ -53,7 +53,7 @@ const accountSchema = z.object({
 });
 
 /** Per-channel settings under `channels.<channelId>`. */
-export interface SlackChannelEntry {
+interface SlackChannelEntry {
   readonly requireMention?: boolean;
   readonly allowFrom?: readonly string[];
   readonly users?: readonly string[];

@@ -22,7 +22,7 @@ export interface SlackFile {
 }
 
 /** The kind of media a MIME type is. */
-export function mediaKindOf(mimeType: string | undefined): MediaKind {
+function mediaKindOf(mimeType: string | undefined): MediaKind {
   if (mimeType === undefined) return 'document';
   if (mimeType.startsWith('image/')) return 'image';
   if (mimeType.startsWith('audio/')) return 'audio';
@@ -31,7 +31,7 @@ export function mediaKindOf(mimeType: string | undefined): MediaKind {
 }
 
 /** A file name safe to use in a local path (no separators, no leading dots, bounded). */
-export function safeFileName(name: string): string {
+function safeFileName(name: string): string {
   const cleaned = name
     .replace(/[/\\\0]/g, '_')
     .replace(/[^\p{L}\p{N}._ -]/gu, '_')

@@ -31,7 +31,7 @@ function stoppedError(): SlackChannelError {
 }
 
 /** Slack errors meaning the token no longer works: the account cannot go on. */
-export const fatalAuthErrors: ReadonlySet<string> = new Set([
+const fatalAuthErrors: ReadonlySet<string> = new Set([
   'invalid_auth',
   'account_inactive',
   'token_revoked',

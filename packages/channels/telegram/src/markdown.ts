@@ -8,7 +8,7 @@
 // counts), and each piece is rendered on its own, closing and reopening styles at the cut.
 
 /** A style Telegram's HTML can express. Objects are shared by the spans they cover. */
-export type TelegramStyle =
+type TelegramStyle =
   | { readonly type: 'bold' }
   | { readonly type: 'italic' }
   | { readonly type: 'strikethrough' }

@@ -51,7 +51,7 @@ const extensionsByMime: Readonly<Record<string, string>> = {
 };
 
 /** The image type the bytes start with, or undefined. */
-export function sniffImageType(bytes: Uint8Array): string | undefined {
+function sniffImageType(bytes: Uint8Array): string | undefined {
   if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg';
   if (bytes[0] === 0x89 && bytes[1] === 0x50 && bytes[2] === 0x4e && bytes[3] === 0x47) return 'image/png';
   if (bytes[0] === 0x47 && bytes[1] === 0x49 && bytes[2] === 0x46) return 'image/gif';

@@ -46,7 +46,7 @@ export interface BlockedChats {
 }
 
 /** After a 403, sends to the chat fail at once for this long; then one send may try again. */
-export const blockedCoolOffMs: number = 10 * 60_000;
+const blockedCoolOffMs: number = 10 * 60_000;
 
 export function createBlockedChats(now: () => number, onChange: () => void): BlockedChats {
   const blocked = new Map<string, number>();
@@ -89,7 +89,7 @@ export interface Outbound {
 }
 
 /** A Telegram chat id: an integer, or `@channelusername`. */
-export function parseChatId(value: string): number | string {
+function parseChatId(value: string): number | string {
   const trimmed = value.trim();
   if (/^-?\d+$/.test(trimmed)) return Number(trimmed);
   if (/^@[A-Za-z0-9_]{4,}$/.test(trimmed)) return trimmed;
@@ -101,7 +101,7 @@ export function parseChatId(value: string): number | string {
 }
 
 /** The message id inside a reference: `<chat>:<message>`, `<chat>:<message>:edit:<date>`, or a bare id. */
-export function parseMessageId(value: string): number {
+function parseMessageId(value: string): number {
   const parts = value.split(':');
   const candidate = parts.length >= 2 ? parts[1]! : parts[0]!;
   if (!/^\d+$/.test(candidate)) {

@@ -21,7 +21,7 @@ const extensions: Readonly<Record<string, string>> = {
 };
 
 /** The file extension for a MIME type (`audio/ogg; codecs=opus` → `.ogg`), or `.bin`. */
-export function extensionFor(mimeType: string | undefined, fileName?: string): string {
+function extensionFor(mimeType: string | undefined, fileName?: string): string {
   const fromName = fileName === undefined ? '' : extname(fileName).toLowerCase();
   if (/^\.[a-z0-9]{1,8}$/.test(fromName)) return fromName;
   const base = mimeType?.split(';')[0]?.trim().toLowerCase();

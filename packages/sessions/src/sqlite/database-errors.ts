@@ -19,7 +19,7 @@ interface SqliteFailure {
 }
 
 /** The primary SQLite result code of an error thrown by `node:sqlite`, if it is one. */
-export function sqliteResultCode(error: unknown): number | undefined {
+function sqliteResultCode(error: unknown): number | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   const failure = error as SqliteFailure;
   if (failure.code !== 'ERR_SQLITE_ERROR' || typeof failure.errcode !== 'number') return undefined;

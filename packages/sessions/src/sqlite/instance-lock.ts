@@ -69,7 +69,7 @@ function currentBootId(): string | undefined {
 }
 
 /** The start time of a process in clock ticks since boot (Linux), which tells reused pids apart. */
-export function processStartTime(pid: number): string | undefined {
+function processStartTime(pid: number): string | undefined {
   const stat = readTrimmed(`/proc/${pid}/stat`);
   if (stat === undefined) return undefined;
   // The command name (field 2) may contain spaces and parentheses: split after the last ')'.
@@ -79,7 +79,7 @@ export function processStartTime(pid: number): string | undefined {
 }
 
 /** The one-letter state of a process (`R`, `S`, `Z` …) from /proc, when the host has /proc. */
-export function processState(pid: number): string | undefined {
+function processState(pid: number): string | undefined {
   const stat = readTrimmed(`/proc/${pid}/stat`);
   if (stat === undefined) return undefined;
   return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
@@ -90,7 +90,7 @@ export function processState(pid: number): string | undefined {
  * reaped by its parent — the usual state of a SIGKILLed gateway for a moment) is not alive,
  * although `kill(pid, 0)` still succeeds on it; so is `X` (dead).
  */
-export function processExists(pid: number): boolean {
+function processExists(pid: number): boolean {
   try {
     process.kill(pid, 0);
   } catch (error) {

@@ -177,7 +177,7 @@ function checkBlock(value: unknown, path: string, code: TestkitErrorCode): void 
 }
 
 /** A block ready to send: its pieces are the deltas, in order. */
-export type CompiledBlock =
+type CompiledBlock =
   | { readonly type: 'text'; readonly text: string; readonly pieces: readonly string[] }
   | {
       readonly type: 'thinking';

@@ -4,7 +4,7 @@ import { getContentType, normalizeMessageContent, proto, toNumber, type WAMessag
 import { isGroupJid, parseJid, userIdFromJid } from '../address.ts';
 
 /** A media attachment found in a message, before it is downloaded. */
-export interface PendingMedia {
+interface PendingMedia {
   readonly kind: MediaKind;
   readonly mimeType?: string;
   readonly fileName?: string;

@@ -104,7 +104,7 @@ export interface GraphClientOptions {
 }
 
 /** What `GET /<media-id>` answers. */
-export interface GraphMediaInfo {
+interface GraphMediaInfo {
   readonly url: string;
   readonly mime_type?: string;
   readonly sha256?: string;

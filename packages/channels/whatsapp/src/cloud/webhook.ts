@@ -86,7 +86,7 @@ export interface CloudInboundMessage {
   readonly context?: { readonly from?: string; readonly id?: string };
 }
 
-export interface CloudStatus {
+interface CloudStatus {
   readonly id: string;
   readonly status: string;
   readonly recipient_id?: string;
