@@ -52,6 +52,7 @@ import { armCrashPoints } from './crash-points.ts';
 import { createDirectives } from './directives.ts';
 import { startIdleHeapTrim } from './idle-heap-trim.ts';
 import { createInbound } from './inbound.ts';
+import { createInboundJournal } from './journal.ts';
 import { createLiveConfig, createLiveModelCatalog } from './live-config.ts';
 import { createGatewayLogger } from './logger.ts';
 import { warnAboutMissingCredentials } from './model-credentials.ts';
@@ -162,8 +163,9 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     durability: options.durability ?? config.session.durability ?? 'normal',
     ...(options.now === undefined ? {} : { now }),
   });
+  const journal = createInboundJournal({ store, logger });
   // What the last process left unanswered, listed before anything is admitted (decision 0004).
-  const leftUnanswered = await store.listUnfinishedInbound();
+  const leftUnanswered = await journal.unfinished();
   const registry = createPluginRegistry({ logger });
   const catalog = createLiveModelCatalog(live, environment);
   let pluginReport: PluginLoadReport = { loaded: [], failed: [], disabled: [] };
@@ -214,6 +216,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   const inboundImpl = createInbound({
     config: live,
     store,
+    journal,
     hooks: registry.hooks,
     pairing,
     directives,
@@ -319,6 +322,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     config: live,
     stateDirectory,
     store,
+    journal,
     hooks: registry.hooks,
     catalog,
     streamFn,
@@ -351,7 +355,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     },
   });
   const queueOutcomes = createQueueOutcomes({
-    store,
+    journal,
     runs,
     send,
     logger,

@@ -17,6 +17,7 @@ import { GatewayError } from '../protocol/errors.ts';
 import type { ManagedAccount } from './channels.ts';
 import { crashPoint } from './crash-points.ts';
 import type { Directives } from './directives.ts';
+import type { InboundJournal } from './journal.ts';
 import type { LiveConfig } from './live-config.ts';
 import { type NotAnsweredLog, recordNotAnswered } from './not-answered.ts';
 import type { SendOutbound } from './outbound.ts';
@@ -76,6 +77,8 @@ export interface InboundDependencies {
   /** Read per message (routing, agents, `messages.queue`, `session.mainKey`): a reload applies to the next one. */
   readonly config: LiveConfig;
   readonly store: SessionStore;
+  /** Every journal transition goes through it (runtime/journal.ts). */
+  readonly journal: InboundJournal;
   readonly hooks: HookRunner;
   readonly pairing: PairingStore;
   readonly directives: Directives;
@@ -120,7 +123,7 @@ function createOrderedQueue() {
 }
 
 export function createInbound(dependencies: InboundDependencies): Inbound {
-  const { config, store, hooks, pairing, directives, runs, send, logger, now } = dependencies;
+  const { config, store, journal, hooks, pairing, directives, runs, send, logger, now } = dependencies;
   // The resolver caches its prepared index per config object: a reload is one new index.
   const routing = (): RoutingConfig => config.current() as unknown as RoutingConfig;
   const resolver = createRouteResolver();
@@ -183,11 +186,9 @@ export function createInbound(dependencies: InboundDependencies): Inbound {
       ...(input.kind === 'compact' ? { mode: 'followup' as const } : {}),
     });
     if (result.status === 'dropped') {
-      void store
-        .updateInbound(input.ref, 'failed', { error: `dropped: ${result.reason}` })
-        .catch(() => undefined);
+      void journal.failed([input.ref], `dropped: ${result.reason}`);
     } else if (result.status === 'queued' || result.status === 'interrupting') {
-      void store.updateInbound(input.ref, 'queued', { sessionKey: input.sessionKey }).catch(() => undefined);
+      void journal.queued(input.ref, input.sessionKey);
     }
   }
 
@@ -203,7 +204,7 @@ export function createInbound(dependencies: InboundDependencies): Inbound {
       const claim = await hooks.run('inbound_claim', { message });
       if (claim.handled) {
         if (claim.reply !== undefined) await replyTo(message, claim.reply, `${refKey(record)}:claim`);
-        await store.updateInbound(record, 'replied');
+        await journal.replied([record]);
         return;
       }
     }
@@ -237,7 +238,7 @@ export function createInbound(dependencies: InboundDependencies): Inbound {
       });
       if (outcome.kind === 'handled') {
         if (outcome.reply !== undefined) await replyTo(message, outcome.reply, `${refKey(record)}:directive`);
-        await store.updateInbound(record, 'replied', { sessionKey });
+        await journal.replied([record], { sessionKey });
         return;
       }
       if (outcome.kind === 'compact') {
@@ -364,7 +365,7 @@ export function createInbound(dependencies: InboundDependencies): Inbound {
         message,
         commandsAuthorized: decision.commandsAuthorized,
       };
-      const journaled = await store.journalInbound({
+      const journaled = await journal.received({
         channel: message.channel,
         accountId: message.accountId,
         messageId: message.messageId,
@@ -379,7 +380,7 @@ export function createInbound(dependencies: InboundDependencies): Inbound {
       const conversation = `${message.channel}:${message.accountId}:${message.peer.id}`;
       void inOrder(conversation, () => process(journaled.record, payload, false)).catch((error: unknown) => {
         logger.error('inbound processing failed', { ref: refKey(journaled.record), error: String(error) });
-        void store.updateInbound(journaled.record, 'failed', { error: String(error) }).catch(() => undefined);
+        void journal.failed([journaled.record], String(error));
       });
       return { status: 'journaled' };
     },
@@ -417,7 +418,7 @@ export function createInbound(dependencies: InboundDependencies): Inbound {
         ...(submission.timeoutMs === undefined ? {} : { timeoutMs: submission.timeoutMs }),
         receivedAt: now(),
       };
-      const journaled = await store.journalInbound({
+      const journaled = await journal.received({
         ...ref,
         receivedAt: input.receivedAt,
         sessionKey,
@@ -456,7 +457,7 @@ export function createInbound(dependencies: InboundDependencies): Inbound {
           void inOrder(conversation, () => process(record, payload, true));
           count += 1;
         } else {
-          await store.updateInbound(record, 'failed', { error: 'journal payload missing; cannot resume' });
+          await journal.failed([record], 'journal payload missing; cannot resume');
         }
       }
       if (count > 0) logger.info('resuming messages that were not answered before the restart', { count });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { OutboundMessage } from '@switchboard/hooks';
 import { createSqliteSessionStore, type QueuedMessage, type SessionStore } from '@switchboard/sessions';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createInboundJournal } from './journal.ts';
 import { createNotAnsweredLog } from './not-answered.ts';
 import type { OutboundOptions, OutboundResult } from './outbound.ts';
 import { createQueueOutcomes } from './queue-outcomes.ts';
@@ -25,7 +26,7 @@ async function setup() {
   const notAnswered = createNotAnsweredLog({ now: () => 5 });
   const runs = createRunRegistry();
   const handle = createQueueOutcomes({
-    store,
+    journal: createInboundJournal({ store, logger: silent }),
     runs,
     send: async (message, options): Promise<OutboundResult> => {
       sent.push({ message, options });

@@ -13,14 +13,16 @@
  *   reason; the user asked for it, so no notice.
  */
 import type { Logger } from '@switchboard/hooks';
-import type { DispatcherEvent, SessionStore } from '@switchboard/sessions';
+import type { DispatcherEvent } from '@switchboard/sessions';
+import type { InboundJournal } from './journal.ts';
 import type { NotAnsweredLog } from './not-answered.ts';
 import type { SendOutbound } from './outbound.ts';
 import type { RunRegistry } from './runs.ts';
 import { refKey, type TurnInput } from './turn-input.ts';
 
 export interface QueueOutcomeDependencies {
-  readonly store: SessionStore;
+  /** Closes the dropped messages' journal records. */
+  readonly journal: InboundJournal;
   readonly runs: RunRegistry;
   readonly send: SendOutbound;
   readonly logger: Logger;
@@ -33,7 +35,7 @@ export interface QueueOutcomeDependencies {
 export function createQueueOutcomes(
   dependencies: QueueOutcomeDependencies,
 ): (event: DispatcherEvent<TurnInput>) => void {
-  const { store, runs, send, logger, notAnswered } = dependencies;
+  const { journal, runs, send, logger, notAnswered } = dependencies;
 
   function notifySender(input: TurnInput): void {
     if (input.origin !== 'channel' || input.peer === undefined) return;
@@ -97,9 +99,7 @@ export function createQueueOutcomes(
         });
         notifySender(input);
       }
-      void store
-        .updateInbound(input.ref, 'failed', { error: `dropped from the queue (${event.reason})` })
-        .catch(() => undefined);
+      void journal.failed([input.ref], `dropped from the queue (${event.reason})`);
       const run = input.runId === undefined ? undefined : runs.get(input.runId);
       if (run !== undefined && run.final === undefined) {
         runs.finish(run.runId, 'aborted', {

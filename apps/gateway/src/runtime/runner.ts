@@ -24,6 +24,7 @@ import type { BootstrapFile } from '../prompt/system-prompt.ts';
 import { runFinalOf } from '../protocol/run-final.ts';
 import type { ChannelManager } from './channels.ts';
 import { crashPoint } from './crash-points.ts';
+import type { InboundJournal } from './journal.ts';
 import type { LiveConfig } from './live-config.ts';
 import { missingCredentialsText } from './model-credentials.ts';
 import { modelChoiceOf, resolveModelReference, resolveThinkingLevel } from './model-selection.ts';
@@ -49,6 +50,8 @@ export interface RunnerServices {
   readonly config: LiveConfig;
   readonly stateDirectory: string;
   readonly store: SessionStore;
+  /** Closes the journal records a turn answers (runtime/journal.ts). */
+  readonly journal: InboundJournal;
   readonly hooks: HookRunner;
   readonly catalog: ModelCatalog;
   readonly streamFn: StreamFunction;
@@ -82,23 +85,14 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
   const modelReference = (agentId: string, session: SessionEntry): string =>
     resolveModelReference(liveConfig(), agentId, session);
 
+  const { journal } = services;
   async function finishInbound(
     inputs: readonly TurnInput[],
     state: 'replied' | 'failed',
     error?: string,
   ): Promise<void> {
-    await Promise.all(
-      inputs.map((input) =>
-        store
-          .updateInbound(input.ref, state, error === undefined ? {} : { error })
-          .catch((failure: unknown) => {
-            logger.warn('could not update the inbound journal', {
-              ref: refKey(input.ref),
-              error: String(failure),
-            });
-          }),
-      ),
-    );
+    const refs = inputs.map((input) => input.ref);
+    await (state === 'replied' ? journal.replied(refs) : journal.failed(refs, error));
   }
   const markReplied = (inputs: readonly TurnInput[]) => finishInbound(inputs, 'replied');
 
