@@ -10,13 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AssistantMessage, emptyUsage, type Message } from '@switchboard/hooks';
 import { createSqliteSessionStore } from '@switchboard/sessions';
-import {
-  contextMessages,
-  estimateContext,
-  loadSessionContext,
-  planCompaction,
-  resolveCompactionBudget,
-} from '../src/index.ts';
+import { estimateContext } from '../src/estimate.ts';
+import { planCompaction } from '../src/plan.ts';
+import { contextMessages, loadSessionContext } from '../src/session-context.ts';
+import { resolveCompactionBudget } from '../src/settings.ts';
 
 const messageCount = 10_000;
 const runs = 41;

@@ -10,11 +10,11 @@ import type { AssistantMessage, Message } from '@switchboard/hooks';
 /** Characters per token of the raw estimate. */
 export const charactersPerToken = 4;
 /** Raw tokens an image counts for. */
-export const imageTokens = 1200;
+const imageTokens = 1200;
 /** Raw tokens each message adds for its role and framing. */
 export const messageOverheadTokens = 4;
 /** Bounds of a calibrated ratio: a provider figure outside them is treated as an outlier. */
-export const calibrationBounds: { readonly minimum: number; readonly maximum: number } = Object.freeze({
+const calibrationBounds: { readonly minimum: number; readonly maximum: number } = Object.freeze({
   minimum: 0.25,
   maximum: 8,
 });
@@ -86,7 +86,7 @@ export function estimateFixedTokens(
 }
 
 /** Where the ratio of an estimate came from. */
-export type CalibrationSource = 'usage' | 'stored' | 'margin';
+type CalibrationSource = 'usage' | 'stored' | 'margin';
 
 /** The estimated size of a request and how it was calibrated. */
 export interface ContextEstimate {

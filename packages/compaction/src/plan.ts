@@ -28,11 +28,11 @@ export const compactionModes: readonly CompactionMode[] = Object.freeze([
 ]);
 
 /** Tokens of the text around a summary when it is sent as a user message. */
-export const summaryWrapperTokens = 40;
+const summaryWrapperTokens = 40;
 /** Tokens of a summary request besides the conversation: system prompt, instructions, tags. */
 export const summaryPromptOverheadTokens = 900;
 /** Largest share of a large summary model's window one chunk of conversation may fill (at least 8000 tokens). */
-export const maxChunkShare = 0.4;
+const maxChunkShare = 0.4;
 
 export interface PlanCompactionInput {
   /** The history after the latest summary, oldest first (the summary message itself excluded). */
@@ -52,7 +52,7 @@ export interface PlanCompactionInput {
 }
 
 /** A part of the history sent to the summariser in one request. */
-export interface SummaryChunk {
+interface SummaryChunk {
   /** Index of its first message in `messages`. */
   readonly start: number;
   /** Index after its last message. */
@@ -64,7 +64,7 @@ export interface SummaryChunk {
 }
 
 /** A kept tool result that is too large and is replaced by a shortened copy. */
-export interface KeptRewrite {
+interface KeptRewrite {
   /** Index in `messages`. */
   readonly index: number;
   readonly message: ToolResultMessage;
@@ -144,7 +144,7 @@ function toolResultPlainText(message: ToolResultMessage): string {
 }
 
 /** A shortened copy of a tool result: its text cut to about `maxTokens` raw tokens, details dropped. */
-export function shortenToolResult(message: ToolResultMessage, maxTokens: number): ToolResultMessage {
+function shortenToolResult(message: ToolResultMessage, maxTokens: number): ToolResultMessage {
   const room = Math.max(
     200,
     (maxTokens - messageOverheadTokens) * charactersPerToken - message.toolName.length,

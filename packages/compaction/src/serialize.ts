@@ -10,7 +10,7 @@ import { isFailedAssistant } from './estimate.ts';
  */
 
 /** Characters of a tool result's text kept for the summariser. */
-export const toolResultSummaryCharacters = 1500;
+const toolResultSummaryCharacters = 1500;
 /** Characters of a tool call's JSON arguments kept for the summariser. */
 const toolArgumentsSummaryCharacters = 500;
 /** Characters of an assistant's thinking kept for the summariser. */

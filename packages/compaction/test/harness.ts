@@ -35,8 +35,8 @@ import {
   createCompactor,
   createModelSummarizer,
   type PreparedContext,
-  summarySystemPrompt,
 } from '../src/index.ts';
+import { summarySystemPrompt } from '../src/prompts.ts';
 
 const systemPrompt = 'You are a helpful assistant working for the user. Use the lookup tool when asked.';
 

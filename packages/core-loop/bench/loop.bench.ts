@@ -6,11 +6,11 @@ import { emptyUsage } from '@switchboard/hooks';
 import { createFakeAnthropic } from '@switchboard/testkit/anthropic';
 import { z } from 'zod';
 import { createAnthropicProvider } from '../src/anthropic.ts';
+import { createAssistantMessageEventStream } from '../src/event-stream.ts';
 import {
   Agent,
   agentLoop,
   anthropicModel,
-  createAssistantMessageEventStream,
   createStreamFunction,
   defineTool,
   type StreamFunction,

@@ -32,7 +32,7 @@ export const defaultMaxModelCalls = 50;
 export const skippedToolCallText = 'Skipped due to queued user message.';
 
 /** Text of the result given to tool calls not started because the run was aborted. */
-export const abortedToolCallText = 'Tool call not executed: the run was aborted.';
+const abortedToolCallText = 'Tool call not executed: the run was aborted.';
 
 /** The event stream of one run; `result()` resolves with the messages the run added. */
 export type AgentEventStream = EventStream<AgentEvent, AgentMessage[]>;

@@ -1,8 +1,11 @@
 // @switchboard/core-loop: the agent double loop, tools, model errors, usage and providers.
+//
+// The curated public API. Parsing helpers, the notice texts and the stream primitives behind
+// the loop are internals: this package's tests and bench import their module files. The tool
+// result shapes (`ToolResult`, `ToolUpdateCallback`) are the plugin SDK's: import them from
+// `@switchboard/hooks`.
 
-// The tool result shapes are the plugin SDK's own.
-export type { ToolResult, ToolUpdateCallback } from '@switchboard/hooks';
-// The Agent
+// For the gateway and other packages: the Agent, its messages, events and tools.
 export {
   Agent,
   type AgentListener,
@@ -10,29 +13,20 @@ export {
   type AgentState,
   type QueueMode,
 } from './agent.ts';
-// The low-level loop
+// For callers that run the loop without an Agent (documented in the README).
 export {
   type AgentEventSink,
   type AgentEventStream,
-  abortedToolCallText,
   agentLoop,
   agentLoopContinue,
-  assertContinuable,
-  defaultMaxModelCalls,
   runAgentLoop,
-  skippedToolCallText,
 } from './agent-loop.ts';
-// Error classification
+// Model errors and their classification (auth-profiles' failover and compaction use them).
 export {
   classifyModelFailure,
-  type HeadersLike,
-  isContextOverflowText,
   type ModelFailureClassification,
   type ModelFailureInput,
-  parseObservedTokens,
-  retryAfterFromHeaders,
 } from './classify.ts';
-// Errors
 export {
   CoreLoopError,
   type CoreLoopErrorCode,
@@ -44,35 +38,17 @@ export {
   type ModelErrorOptions,
   modelErrorClasses,
   modelErrorClassOf,
-  modelErrorCodeByClass,
   modelErrorCodes,
   type ToModelErrorOptions,
   toModelError,
 } from './errors.ts';
-// Streams
-export {
-  AssistantMessageEventStream,
-  createAssistantMessageEventStream,
-  EventStream,
-} from './event-stream.ts';
+export { AssistantMessageEventStream } from './event-stream.ts';
 export type { ModelErrorClass, ModelErrorDetails } from './model-error-types.ts';
-// Models
-export { anthropicMessagesApi, anthropicModel, defaultModel, knownAnthropicModelIds } from './models.ts';
-export { parsePartialJson, parseToolArguments } from './partial-json.ts';
-// Providers (the Anthropic provider itself is `@switchboard/core-loop/anthropic`)
-export { defaultStreamFunction } from './providers/default.ts';
+// Models and providers (the Anthropic provider itself is `@switchboard/core-loop/anthropic`).
+export { anthropicModel, defaultModel, knownAnthropicModelIds } from './models.ts';
 export { createStreamFunction, type ModelProvider } from './providers/provider.ts';
-// Context stages
-export { defaultConvertToLlm, missingToolResultText, prepareReplay } from './replay.ts';
-// Tools
-export {
-  type ArgumentValidation,
-  assertValidTools,
-  defineTool,
-  toolSpec,
-  validateToolArguments,
-} from './tools.ts';
-// Types
+export { defaultConvertToLlm, prepareReplay } from './replay.ts';
+export { defineTool, toolSpec } from './tools.ts';
 export type {
   AfterToolCallContext,
   AfterToolCallResult,
@@ -99,11 +75,10 @@ export type {
   ToolExecutionMode,
   ToolSpec,
 } from './types.ts';
-// Usage
+// Usage accounting.
 export {
   createUsage,
   createUsageAccumulator,
-  emptyRunUsage,
   type RunUsage,
   type TokenCounts,
   type UsageAccumulator,

@@ -1,4 +1,4 @@
-import { type AssistantMessage, emptyUsage, type Usage, type UsageCost } from '@switchboard/hooks';
+import type { AssistantMessage, Usage, UsageCost } from '@switchboard/hooks';
 import type { ModelCost } from './types.ts';
 
 /** Token counts of one call, before cost. */
@@ -129,16 +129,3 @@ export function createUsageAccumulator(): UsageAccumulator {
     },
   };
 }
-
-/** Usage of a run that made no call. */
-export const emptyRunUsage: RunUsage = Object.freeze({
-  calls: 0,
-  input: 0,
-  output: 0,
-  cacheRead: 0,
-  cacheWrite: 0,
-  totalTokens: 0,
-  cost: emptyUsage.cost,
-  lastCall: undefined,
-  contextTokens: 0,
-});

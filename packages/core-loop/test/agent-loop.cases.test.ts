@@ -1,8 +1,9 @@
 // The low-level loop against agent-loop-cases.md: cases 1-9 (pi-mono agent-loop tests) and
 // 31-50 (derived from the loop code), each named by its case number.
-import type { AssistantMessage, Message, ToolResultMessage } from '@switchboard/hooks';
+import type { AssistantMessage, Message, ToolResult, ToolResultMessage } from '@switchboard/hooks';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { skippedToolCallText } from '../src/agent-loop.ts';
 import {
   type AgentContext,
   type AgentEvent,
@@ -15,8 +16,6 @@ import {
   defaultConvertToLlm,
   defineTool,
   type StreamFunction,
-  skippedToolCallText,
-  type ToolResult,
 } from '../src/index.ts';
 import { collect, deferred, eventNames, scriptedModel, testModel, user } from './scripted-model.ts';
 

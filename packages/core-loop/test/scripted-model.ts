@@ -2,11 +2,11 @@
 // on the next microtask, like a provider would, and records every call.
 import type { AssistantMessage, TextContent, ToolCallContent } from '@switchboard/hooks';
 import { emptyUsage } from '@switchboard/hooks';
+import { createAssistantMessageEventStream } from '../src/event-stream.ts';
 import {
   type AgentEvent,
   type AssistantStreamEvent,
   anthropicModel,
-  createAssistantMessageEventStream,
   createUsage,
   type LlmContext,
   type Model,

@@ -11,7 +11,7 @@ import { SessionsError } from './errors.ts';
 import type { SessionStore } from './session-store.ts';
 
 /** The version of the export format (the header's `version`). */
-export const transcriptExportVersion = 1;
+const transcriptExportVersion = 1;
 
 /** Yields the JSONL lines (each ending in a newline) of one transcript. */
 export async function* exportTranscriptJsonl(store: SessionStore, sessionId: string): AsyncIterable<string> {

@@ -1,7 +1,11 @@
 // @switchboard/sessions: the session store, transcripts, reset policies, lanes and queue
 // modes, the inbound journal and delivery receipts.
+//
+// The curated public API. The journal's transition table, the entry rules a backend applies
+// (`applySessionPatch`, `emptyTokenCounters`), the queue text helpers and the time helpers
+// are internals: this package's tests and benches import their module files.
 
-// Dispatcher: lanes and queue modes.
+// For the gateway: the dispatcher (lanes and queue modes).
 export {
   type AbortSessionResult,
   type ActiveRun,
@@ -23,28 +27,19 @@ export {
 } from './dispatcher.ts';
 // Errors.
 export { SessionsError, type SessionsErrorCode, sessionsErrorCodes } from './errors.ts';
-// Transcript export.
-export { exportTranscriptJsonl, transcriptExportVersion, writeTranscriptJsonl } from './export.ts';
-// Inbound journal state machine.
-export { inboundTransitions, unfinishedInboundStates } from './journal.ts';
-// Queue text shapes.
-export {
-  formatCollectPrompt,
-  formatOverflowSummary,
-  type OverflowSummary,
-  summarizeLine,
-} from './queue-format.ts';
-// Reset policies.
+// For operators and the CLI: transcript export.
+export { exportTranscriptJsonl, writeTranscriptJsonl } from './export.ts';
+// For the gateway: the prompt a `collect` batch becomes.
+export { formatCollectPrompt } from './queue-format.ts';
+// For the gateway and config validation: reset policies.
 export {
   type ApplyResetPolicyOptions,
   type ApplyResetPolicyResult,
   applyResetPolicy,
-  defaultResetTriggers,
   evaluateSessionFreshness,
   type FreshnessInput,
   type FreshnessOptions,
   matchResetTrigger,
-  nextDailyBoundary,
   type ResetContext,
   type ResetMode,
   type ResetPolicyConfig,
@@ -55,10 +50,9 @@ export {
   type SessionResetConfig,
   validateResetConfig,
 } from './reset-policy.ts';
-// The store interface and the backend-neutral entry rules.
-export { applySessionPatch, emptyTokenCounters } from './session-entry.ts';
+// For every package that reads or writes sessions: the store interface...
 export type { SessionStore } from './session-store.ts';
-// The SQLite backend.
+// ...and its SQLite backend.
 export type { LockHolder, ReclaimedLock } from './sqlite/instance-lock.ts';
 export {
   createSqliteSessionStore,
@@ -66,10 +60,11 @@ export {
   type SqliteSessionStore,
   type SqliteSessionStoreOptions,
 } from './sqlite/sqlite-store.ts';
-// Time.
-export { createManualTimers, type ManualTimers, systemTimers, type Timers } from './timers.ts';
+// For tests of other packages: timers a test advances by hand (the dispatcher's `timers`).
+export { createManualTimers, type ManualTimers, type Timers } from './timers.ts';
+// For compaction: how a compaction entry reads in the context.
 export { formatCompactionSummary } from './transcript.ts';
-// The data model.
+// The data model: the types of the store's methods' arguments and results.
 export type {
   AppendOptions,
   AppendResult,

@@ -17,9 +17,6 @@ export const inboundTransitions: Readonly<Record<InboundState, readonly InboundS
 
 export const inboundStates: readonly InboundState[] = ['received', 'queued', 'running', 'replied', 'failed'];
 
-/** The states a record can be in when the gateway should resume it after a restart. */
-export const unfinishedInboundStates: readonly InboundState[] = ['received', 'queued', 'running'];
-
 /** Throws SESSIONS_JOURNAL_INVALID_TRANSITION unless `from → to` is allowed. */
 export function assertInboundTransition(ref: InboundRef, from: InboundState, to: InboundState): void {
   if (from === to || inboundTransitions[from].includes(to)) return;

@@ -55,7 +55,7 @@ export interface ResetContext {
   readonly channel?: string;
 }
 
-export const defaultResetTriggers: readonly string[] = ['/new', '/reset'];
+const defaultResetTriggers: readonly string[] = ['/new', '/reset'];
 const defaultAtHour = 4;
 const defaultIdleMinutes = 60;
 

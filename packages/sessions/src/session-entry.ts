@@ -20,7 +20,7 @@ const queueModes: ReadonlySet<string> = new Set<QueueMode>(['collect', 'steer', 
 const dropPolicies: ReadonlySet<string> = new Set<QueueDropPolicy>(['old', 'new', 'summarize']);
 
 /** Counters of a fresh session id. */
-export const emptyTokenCounters: TokenCounters = Object.freeze({
+const emptyTokenCounters: TokenCounters = Object.freeze({
   input: 0,
   output: 0,
   cacheRead: 0,

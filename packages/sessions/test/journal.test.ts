@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type InboundState, inboundTransitions, SessionsError } from '../src/index.ts';
+import { type InboundState, SessionsError } from '../src/index.ts';
+import { inboundTransitions } from '../src/journal.ts';
 import { createClock, openStore, temporaryDirectory } from './helpers.ts';
 
 const ref = { channel: 'telegram', accountId: 'default', messageId: '1001' };

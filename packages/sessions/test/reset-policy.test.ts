@@ -3,12 +3,12 @@ import {
   applyResetPolicy,
   evaluateSessionFreshness,
   matchResetTrigger,
-  nextDailyBoundary,
   type ResolvedResetPolicy,
   resolveResetPolicy,
   type SessionResetConfig,
   SessionsError,
 } from '../src/index.ts';
+import { nextDailyBoundary } from '../src/reset-policy.ts';
 import { createClock, openStore } from './helpers.ts';
 
 const at = (iso: string): number => Date.parse(iso);
