@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { isAbsolute, join, resolve } from 'node:path';
-import { createAuthProfileManager, createKeyValueAuthStateStorage } from '@switchboard/auth-profiles';
-import { createCompactor, createModelSummarizer } from '@switchboard/compaction';
-import { type AnyAgentTool, createStreamFunction, type StreamFunction } from '@switchboard/core-loop';
+import { join } from 'node:path';
+import type { StreamFunction } from '@switchboard/core-loop';
 import {
   type ChannelPlugin,
   createPluginRegistry,
@@ -17,46 +15,34 @@ import {
   defaultQueueSettings,
   type SessionDispatcher,
 } from '@switchboard/sessions';
-import { z } from 'zod';
 import { createPairingStore } from '../access/pairing.ts';
 import { ConfigError } from '../config/errors.ts';
 import { configFileName, type LoadedConfig, loadConfig } from '../config/load.ts';
 import type { GatewayConfig } from '../config/schema.ts';
-import { agentMethods } from '../methods/agent.ts';
-import { chatMethods } from '../methods/chat.ts';
-import { configMethods } from '../methods/config.ts';
 import type { MethodServices } from '../methods/context.ts';
-import { sessionMethods } from '../methods/sessions.ts';
-import { systemMethods } from '../methods/system.ts';
+import { createGatewayMethods } from '../methods/gateway-methods.ts';
 import { createBootstrapLoader } from '../prompt/system-prompt.ts';
 import { GatewayError } from '../protocol/errors.ts';
-import {
-  createProtocolServer,
-  defineMethod,
-  type GatewayMethod,
-  isLoopbackHost,
-  type ProtocolServer,
-  tokensMatch,
-} from '../protocol/server.ts';
+import { createProtocolServer, isLoopbackHost, type ProtocolServer } from '../protocol/server.ts';
 import {
   ensureStateDirectory,
-  expandHome,
   resolveGatewayToken,
   resolveStateDirectory,
 } from '../state/state-directory.ts';
-import { createWebChat } from '../webchat/index.ts';
+import { agentWorkspace, pluginTools } from './agent-resources.ts';
 import { createChannelManager } from './channels.ts';
 import { type ConfigReloadReport, createConfigReloader, type ReloadTrigger } from './config-reload.ts';
 import { watchConfigFile } from './config-watcher.ts';
 import { armCrashPoints } from './crash-points.ts';
 import { createDirectives } from './directives.ts';
+import { createGatewayHttpHandler } from './http-routes.ts';
 import { startIdleHeapTrim } from './idle-heap-trim.ts';
 import { createInbound } from './inbound.ts';
 import { createInboundJournal } from './journal.ts';
+import { createGatewayClose } from './lifecycle.ts';
 import { createLiveConfig, createLiveModelCatalog } from './live-config.ts';
 import { createGatewayLogger } from './logger.ts';
-import { warnAboutMissingCredentials } from './model-credentials.ts';
-import { defaultModelReference } from './models.ts';
+import { createModelServices } from './model-services.ts';
 import { createNotAnsweredLog } from './not-answered.ts';
 import { createOutbound } from './outbound.ts';
 import { startPlugins } from './plugins.ts';
@@ -229,95 +215,16 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   });
   const inbound = { receive: inboundImpl.receiveFromChannel };
 
-  let providerStream: StreamFunction | undefined;
-  const streamFn: StreamFunction =
-    options.streamFn ??
-    (async (model, context, streamOptions) => {
-      if (providerStream === undefined) {
-        const { createAnthropicProvider } = await import('@switchboard/core-loop/anthropic');
-        providerStream = createStreamFunction([createAnthropicProvider({})]);
-      }
-      return providerStream(model, context, streamOptions);
-    });
-
-  const auth = await createAuthProfileManager({
-    config: config.auth,
-    storage: createKeyValueAuthStateStorage(store),
+  const { streamFn, auth, compactor, compactionSettings } = await createModelServices({
+    config,
+    store,
+    registry,
+    catalog,
+    logger,
     now,
-    onEvent: (event) => {
-      if (event.type === 'failure_recorded')
-        logger.warn('credential cooling down', {
-          profile: event.profileId,
-          model: event.model,
-          reason: event.window.reason,
-          until: new Date(event.window.until).toISOString(),
-        });
-      else if (event.type === 'model_fallback') logger.warn('falling back to another model', { ...event });
-    },
+    ...(options.streamFn === undefined ? {} : { streamFn: options.streamFn }),
   });
-  // A missing key otherwise shows only when the first turn fails.
-  warnAboutMissingCredentials({ config, catalog, profiles: auth.profiles(), logger });
-  const compactionConfig = config.agents.defaults.compaction;
-  const compactionSettings = {
-    ...(compactionConfig?.reserveTokens === undefined
-      ? {}
-      : { reserveTokens: compactionConfig.reserveTokens }),
-    ...(compactionConfig?.keepRecentTokens === undefined
-      ? {}
-      : { keepRecentTokens: compactionConfig.keepRecentTokens }),
-  };
-  const defaultTarget = catalog.resolve(config.agents.defaults.model?.primary ?? defaultModelReference);
-  const compactor =
-    compactionConfig?.enabled === false
-      ? undefined
-      : createCompactor({
-          store,
-          summarizer: createModelSummarizer({ streamFn, model: defaultTarget.model }),
-          settings: compactionSettings,
-          hooks: {
-            beforeCompaction: (event) =>
-              registry.hooks.has('before_compaction')
-                ? registry.hooks.run('before_compaction', event)
-                : undefined,
-            afterCompaction: (event) =>
-              registry.hooks.has('after_compaction')
-                ? registry.hooks.run('after_compaction', event)
-                : undefined,
-          },
-          onEvent: (event) => {
-            if (event.type === 'compaction_end')
-              logger.info('compacted a session', {
-                sessionKey: event.outcome.sessionKey,
-                kind: event.outcome.kind,
-                tokensBefore: event.outcome.tokensBefore,
-                tokensAfter: event.outcome.tokensAfter,
-              });
-            else if (event.type === 'compaction_summary_failed')
-              logger.warn('a compaction summary failed; older turns were truncated instead', {
-                sessionKey: event.sessionKey,
-              });
-          },
-        });
-  const workspaceFor = (agentId: string): string => {
-    const agents = live.current().agents;
-    const defaultWorkspace = agents.defaults.workspace ?? join(stateDirectory, 'workspace');
-    const configured = agents.list?.find((agent) => agent.id.toLowerCase() === agentId)?.workspace;
-    const base = expandHome(
-      configured ??
-        (agentId === 'main' ? defaultWorkspace : join(defaultWorkspace, '..', `workspace-${agentId}`)),
-    );
-    return isAbsolute(base) ? base : resolve(stateDirectory, base);
-  };
-  const pluginTools = (
-    context: Parameters<Parameters<typeof createTurnRunner>[0]['pluginTools']>[0],
-  ): AnyAgentTool[] => {
-    const tools: AnyAgentTool[] = [];
-    for (const registration of registry.tools()) {
-      const tool = 'create' in registration.tool ? registration.tool.create(context) : registration.tool;
-      if (tool !== undefined) tools.push(tool as unknown as AnyAgentTool);
-    }
-    return tools;
-  };
+  const workspaceFor = (agentId: string): string => agentWorkspace(live.current(), stateDirectory, agentId);
   const runner = createTurnRunner({
     config: live,
     stateDirectory,
@@ -333,7 +240,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     logger,
     now,
     loadBootstrap: createBootstrapLoader(),
-    pluginTools,
+    pluginTools: (context) => pluginTools(registry, context),
     auth,
     compactor,
     compactionSettings,
@@ -454,25 +361,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
       );
     },
   };
-  const pluginMethods: GatewayMethod[] = registry.gatewayMethods().map((registration) =>
-    defineMethod({
-      name: registration.name,
-      scope: 'operator.write',
-      params: z.unknown(),
-      handle: (params) =>
-        registration.handler(params, { method: registration.name, signal: new AbortController().signal }),
-    }),
-  );
-  const methods = new Map<string, GatewayMethod>(
-    [
-      ...agentMethods(methodServices),
-      ...chatMethods(methodServices),
-      ...sessionMethods(methodServices),
-      ...systemMethods(methodServices),
-      ...configMethods({ reloadConfig }),
-      ...pluginMethods,
-    ].map((method) => [method.name, method]),
-  );
+  const methods = createGatewayMethods(methodServices, { registry, reloadConfig });
   const sessionDefaults = () => {
     const mainKey = live.current().session.mainKey ?? 'main';
     const defaultAgent = inboundImpl.resolveSession(undefined, undefined).agentId;
@@ -484,7 +373,6 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     };
   };
 
-  const webChat = createWebChat();
   server = createProtocolServer({
     host,
     port,
@@ -509,31 +397,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
         ...(loaded.path === undefined ? {} : { configPath: loaded.path }),
       }),
     },
-    http: async (request, response) => {
-      const path = (request.url ?? '/').split('?')[0] ?? '/';
-      for (const registration of [...registry.httpRoutes(), ...channels.routes()]) {
-        const route = registration.route;
-        const matches =
-          route.match === 'prefix'
-            ? path === route.path || path.startsWith(`${route.path}/`)
-            : path === route.path;
-        if (!matches) continue;
-        if (route.methods !== undefined && !route.methods.includes(request.method ?? 'GET')) continue;
-        if (route.auth === 'gateway' && token !== undefined) {
-          const header = request.headers.authorization ?? '';
-          const presented = header.startsWith('Bearer ') ? header.slice(7) : '';
-          if (!tokensMatch(presented, token.token)) {
-            response
-              .writeHead(401, { 'content-type': 'application/json' })
-              .end(JSON.stringify({ ok: false, error: 'unauthorized' }));
-            return true;
-          }
-        }
-        await route.handler(request, response);
-        return true;
-      }
-      return webChat(request, response);
-    },
+    http: createGatewayHttpHandler({ registry, channels, token: token?.token }),
   });
 
   let address: { port: number };
@@ -585,7 +449,22 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     config: loaded.path ?? '(defaults)',
   });
 
-  let closing: Promise<void> | undefined;
+  const close = createGatewayClose({
+    beginShutdown: () => {
+      shuttingDown = true;
+    },
+    stopBackground: () => {
+      configWatcher.close();
+      heapTrim.stop();
+    },
+    dispatcher: () => dispatcher,
+    registry,
+    gatewaySignal,
+    server: () => server,
+    channels,
+    store,
+    logger,
+  });
   return {
     url: `ws://${displayHost}:${address.port}`,
     httpUrl: `http://${displayHost}:${address.port}`,
@@ -599,30 +478,6 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     dispatcher,
     currentConfig: () => live.current(),
     reloadConfig: (trigger = 'request') => reloadConfig(trigger),
-    close(reason = 'shutdown', graceMs = 10_000) {
-      closing ??= (async () => {
-        shuttingDown = true;
-        configWatcher.close();
-        heapTrim.stop();
-        const active = dispatcher;
-        if (active !== undefined) {
-          const drained = active.close({ abort: false });
-          const timer = new Promise<'timeout'>((resolveTimeout) =>
-            setTimeout(() => resolveTimeout('timeout'), graceMs).unref(),
-          );
-          if ((await Promise.race([drained.then(() => 'done' as const), timer])) === 'timeout')
-            await active.close({ abort: true });
-        }
-        if (registry.hooks.has('gateway_stop'))
-          await registry.hooks.run('gateway_stop', { reason: reason === 'restart' ? 'restart' : 'shutdown' });
-        gatewaySignal.abort();
-        await server?.close(reason);
-        await channels.stop();
-        await registry.unregisterAll();
-        await store.close();
-        logger.info('gateway stopped', { reason });
-      })();
-      return closing;
-    },
+    close,
   };
 }

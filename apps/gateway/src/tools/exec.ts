@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { GatewayError } from '../protocol/errors.ts';
+import { ToolError } from './errors.ts';
 
 export interface ExecOptions {
   /** Command names the agent may run (no paths, no shell). Empty means exec is off. */
@@ -32,16 +32,16 @@ export function runAllowedCommand(
   signal?: AbortSignal,
 ): Promise<ExecResult> {
   if (options.allow.length === 0)
-    throw new GatewayError(
-      'INVALID_PARAMS',
+    throw new ToolError(
+      'TOOL_EXEC_REFUSED',
       'exec is disabled: no commands are allowlisted (tools.exec.allow)',
     );
   if (command.includes('/') || command.includes('\\')) {
-    throw new GatewayError('INVALID_PARAMS', `exec takes a bare command name, not a path: ${command}`);
+    throw new ToolError('TOOL_EXEC_REFUSED', `exec takes a bare command name, not a path: ${command}`);
   }
   if (!options.allow.includes(command)) {
-    throw new GatewayError(
-      'INVALID_PARAMS',
+    throw new ToolError(
+      'TOOL_EXEC_REFUSED',
       `command ${command} is not allowlisted; allowed: ${options.allow.join(', ')}`,
     );
   }

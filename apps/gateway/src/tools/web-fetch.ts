@@ -2,7 +2,7 @@ import { lookup } from 'node:dns/promises';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { BlockList, isIP } from 'node:net';
-import { GatewayError } from '../protocol/errors.ts';
+import { ToolError } from './errors.ts';
 
 export interface WebFetchOptions {
   /** Hosts (names or literal addresses) allowed even though they are private or loopback. */
@@ -60,7 +60,7 @@ export function isNonPublicAddress(address: string): boolean {
 }
 
 function refuse(message: string): never {
-  throw new GatewayError('INVALID_PARAMS', message);
+  throw new ToolError('TOOL_WEB_FETCH_REFUSED', message);
 }
 
 /** Reduces an HTML document to readable text; other content is returned as is. */

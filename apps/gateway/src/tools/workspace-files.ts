@@ -1,6 +1,6 @@
 import { lstat, mkdir, readdir, readFile, realpath, rename, stat, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { GatewayError } from '../protocol/errors.ts';
+import { ToolError } from './errors.ts';
 
 /** Largest file the read tool returns, and the largest the write tool accepts. */
 export const maxFileBytes: number = 1024 * 1024;
@@ -26,7 +26,7 @@ export interface WorkspaceFiles {
 }
 
 function refuse(message: string): never {
-  throw new GatewayError('INVALID_PARAMS', message);
+  throw new ToolError('TOOL_WORKSPACE_REFUSED', message);
 }
 
 export async function openWorkspace(root: string): Promise<WorkspaceFiles> {
