@@ -9,22 +9,11 @@ import type { CooldownSettings } from './config.ts';
 import type { FailureWindow, ProfileFailureReason, ProfileRuntimeState, RecordedWindow } from './types.ts';
 
 /** Reasons that disable the whole profile (every model) for a while. */
-export const disablingReasons: ReadonlySet<ProfileFailureReason> = new Set<ProfileFailureReason>([
+const disablingReasons: ReadonlySet<ProfileFailureReason> = new Set<ProfileFailureReason>([
   'auth',
   'auth_permanent',
   'billing',
 ]);
-
-/** Every recorded reason, strongest first (used to say why a candidate is unavailable). */
-export const profileFailureReasons: readonly ProfileFailureReason[] = Object.freeze([
-  'auth_permanent',
-  'auth',
-  'billing',
-  'model_not_found',
-  'overloaded',
-  'rate_limit',
-  'unknown',
-] as const);
 
 /**
  * The reason a model error is held against the profile that got it, or `undefined` when it
@@ -119,7 +108,7 @@ export function windowDurationMs(
  * escalates to the next step: as long as the window itself lasted, never more than the
  * failure window (24 h). After that the window has expired for good and the count restarts.
  */
-export function escalationGraceMs(window: FailureWindow, settings: CooldownSettings): number {
+function escalationGraceMs(window: FailureWindow, settings: CooldownSettings): number {
   return Math.min(Math.max(0, window.until - window.since), settings.failureWindowMs);
 }
 

@@ -4,7 +4,7 @@ import { formatModel } from './model-ref.ts';
 import type { CandidateProfileReport, FailoverCandidateReport, ProfileFailureReason } from './types.ts';
 
 /** `8 s`, `2 min 5 s`, `4 h 59 min`, rounded up (a wait is never shorter than said). */
-export function formatDuration(milliseconds: number): string {
+function formatDuration(milliseconds: number): string {
   const ms = Math.max(0, milliseconds);
   const seconds = Math.ceil(ms / 1000);
   if (seconds < 60) return `${Math.max(seconds, ms > 0 ? 1 : 0)} s`;
@@ -35,7 +35,7 @@ const phrases: Readonly<Record<ModelErrorClass | ProfileFailureReason, string>> 
 };
 
 /** A short phrase for a failure class or recorded reason (`rate limited`, `key rejected (check it)`). */
-export function describeReason(reason: ModelErrorClass | ProfileFailureReason): string {
+function describeReason(reason: ModelErrorClass | ProfileFailureReason): string {
   return phrases[reason];
 }
 

@@ -53,7 +53,7 @@ export interface FailoverContext {
 }
 
 /** The loop guard: clamp(24 + 8 x profiles, 32, 160) attempts per run. */
-export function defaultMaxAttempts(profileCount: number): number {
+function defaultMaxAttempts(profileCount: number): number {
   return Math.min(160, Math.max(32, 24 + 8 * profileCount));
 }
 

@@ -1,7 +1,11 @@
 // @switchboard/auth-profiles: credential profiles per provider, failure classes, cooldowns,
 // thinking downgrade and model fallback for one agent run.
+//
+// The curated public API. The cooldown arithmetic, profile ordering, the candidate chain,
+// thinking-downgrade and attempt helpers and the words for people are internals behind the
+// manager: this package's tests and bench import their module files.
 
-// Config
+// For the gateway's config: the `auth` section (OpenClaw's shape).
 export {
   type AuthConfig,
   type AuthCooldownsConfig,
@@ -14,24 +18,7 @@ export {
   parseAuthConfig,
   resolveCooldownSettings,
 } from './config.ts';
-// Cooldown arithmetic
-export {
-  blockingWindow,
-  disablingReasons,
-  emptyProfileState,
-  escalationGraceMs,
-  type FailureFacts,
-  failureReasonOf,
-  isUsableFor,
-  parseProfileState,
-  profileFailureReasons,
-  recordFailure,
-  recordSuccess,
-  windowDurationMs,
-} from './cooldown.ts';
-// Words for people
-export { describeExhaustion, describeReason, formatDuration, soonestUsable } from './describe.ts';
-// Errors
+// Errors.
 export {
   type AuthConfigProblem,
   AuthProfilesError,
@@ -39,9 +26,8 @@ export {
   type AuthProfilesErrorOptions,
   authProfilesErrorCodes,
 } from './errors.ts';
-// One run
-export { defaultMaxAttempts, outcomeFromAssistantMessage, toAttemptError } from './failover.ts';
-// The manager and the run entry point
+export { outcomeFromAssistantMessage } from './failover.ts';
+// For the gateway: the manager and the run entry point.
 export {
   AuthProfileManager,
   type AuthProfileManagerOptions,
@@ -51,16 +37,7 @@ export {
   type ProfileStatus,
   type WindowStatus,
 } from './manager.ts';
-// Models and the candidate chain
-export { buildCandidateChain, type CandidateChainInput, formatModel, parseModelRef } from './model-ref.ts';
-// Ordering
-export {
-  type OrderableProfile,
-  type OrderedProfile,
-  type OrderProfilesInput,
-  orderProfiles,
-} from './ordering.ts';
-// Storage
+// For the gateway and tests: where the manager keeps its state.
 export {
   type AuthStateStorage,
   createKeyValueAuthStateStorage,
@@ -70,9 +47,6 @@ export {
   type KeyValueStateStore,
   type StoredCredential,
 } from './storage.ts';
-// Thinking downgrade
-export { parseSupportedThinkingLevels, pickThinkingDowngrade, thinkingLevels } from './thinking.ts';
-// Types
 export type {
   AttemptAction,
   AttemptCandidate,

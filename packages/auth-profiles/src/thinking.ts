@@ -6,7 +6,7 @@
 import type { ThinkingLevel } from '@switchboard/core-loop';
 
 /** Thinking levels from none to most. */
-export const thinkingLevels: readonly ThinkingLevel[] = Object.freeze([
+const thinkingLevels: readonly ThinkingLevel[] = Object.freeze([
   'off',
   'minimal',
   'low',
