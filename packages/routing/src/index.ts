@@ -1,7 +1,11 @@
 // @switchboard/routing: OpenClaw-compatible bindings, the tiered agent resolver, session
 // keys and identity links.
+//
+// The curated public API: every value here is documented in the README (the session-key
+// helpers are OpenClaw's, for callers porting OpenClaw code); the types are those of the
+// documented functions. Caches and the route index stay internal.
 
-// Config: schemas, types and validation.
+// For the gateway's config: schemas, types and validation.
 export {
   type AcpBinding,
   type AcpBindingOptions,
@@ -39,7 +43,7 @@ export {
   type RoutingErrorCode,
   routingErrorCodes,
 } from './errors.ts';
-// Normalization.
+// For the gateway and OpenClaw-compatible callers: normalization.
 export {
   DEFAULT_ACCOUNT_ID,
   DEFAULT_AGENT_ID,
@@ -50,7 +54,7 @@ export {
   normalizePeerKind,
   type RoutePeerKind,
 } from './normalize.ts';
-// The resolver.
+// For the gateway: the resolver.
 export {
   createRouteResolver,
   type ResolveAgentRouteInput,
@@ -65,7 +69,7 @@ export {
   type RouteMatchedBy,
   resolveDefaultAgentId,
 } from './route-index.ts';
-// Session keys: building.
+// For the gateway and OpenClaw-compatible callers: building session keys.
 export {
   buildAgentMainSessionKey,
   buildAgentPeerSessionKey,
@@ -82,7 +86,7 @@ export {
   resolveThreadSessionKeys,
   type ThreadSessionKeys,
 } from './session-key.ts';
-// Session keys: reading.
+// For the gateway and OpenClaw-compatible callers: reading session keys.
 export {
   classifySessionKeyShape,
   deriveSessionChatType,
