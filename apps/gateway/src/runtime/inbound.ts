@@ -1,77 +1,28 @@
-import type { ThinkingLevel } from '@switchboard/core-loop';
-import type { HookRunner, ImageContent, InboundMessage, Logger, ReceiveOutcome } from '@switchboard/hooks';
-import {
-  createRouteResolver,
-  DEFAULT_MAIN_KEY,
-  normalizeAgentId,
-  parseAgentSessionKey,
-  type RoutingConfig,
-  resolveDefaultAgentId,
-  resolveThreadSessionKeys,
-} from '@switchboard/routing';
-import type { InboundRecord, QueueMode, SessionDispatcher, SessionStore } from '@switchboard/sessions';
+import type { HookRunner, InboundMessage, Logger, ReceiveOutcome } from '@switchboard/hooks';
+import { createRouteResolver, type RoutingConfig, resolveThreadSessionKeys } from '@switchboard/routing';
+import type { InboundRecord, SessionDispatcher, SessionStore } from '@switchboard/sessions';
 import { decideAccess } from '../access/access-policy.ts';
 import type { PairingStore } from '../access/pairing.ts';
-import type { GatewayConfig } from '../config/schema.ts';
 import { GatewayError } from '../protocol/errors.ts';
 import type { ManagedAccount } from './channels.ts';
 import { crashPoint } from './crash-points.ts';
 import type { Directives } from './directives.ts';
+import {
+  type ChannelJournalPayload,
+  channelTurnInput,
+  createOrderedQueue,
+  queueOptionsFor,
+  type RpcAdmission,
+  type RpcJournalPayload,
+  type RpcSubmission,
+  resolveRequestSession,
+} from './inbound-input.ts';
 import type { InboundJournal } from './journal.ts';
 import type { LiveConfig } from './live-config.ts';
 import { type NotAnsweredLog, recordNotAnswered } from './not-answered.ts';
 import type { SendOutbound } from './outbound.ts';
 import type { RunFinal, RunRegistry } from './runs.ts';
 import { refKey, rpcAccountId, rpcChannel, type TurnInput } from './turn-input.ts';
-
-/** What a channel message is journaled with, so a restart can replay it. */
-interface ChannelJournalPayload {
-  readonly kind: 'channel';
-  readonly message: InboundMessage;
-  readonly commandsAuthorized: boolean;
-}
-
-interface RpcJournalPayload {
-  readonly kind: 'rpc';
-  readonly input: TurnInput;
-}
-
-export interface RpcSubmission {
-  readonly message: string;
-  readonly idempotencyKey: string;
-  readonly sessionKey?: string;
-  readonly agentId?: string;
-  readonly thinking?: ThinkingLevel;
-  readonly deliver?: boolean;
-  readonly timeoutMs?: number;
-  readonly images?: readonly ImageContent[];
-  readonly queueMode?: QueueMode;
-  /** `webchat` for chat.send, else the protocol client. */
-  readonly channel: string;
-}
-
-export type RpcAdmission =
-  | {
-      readonly status: 'accepted';
-      readonly runId: string;
-      readonly sessionKey: string;
-      readonly agentId: string;
-    }
-  | {
-      readonly status: 'in_flight';
-      readonly runId: string;
-      readonly sessionKey: string;
-      readonly agentId: string;
-    }
-  | { readonly status: 'finished'; readonly runId: string; readonly final: RunFinal }
-  /** A directive (`/status`, `/new` …) answered at once. */
-  | {
-      readonly status: 'directive';
-      readonly runId: string;
-      readonly sessionKey: string;
-      readonly agentId: string;
-      readonly reply: string;
-    };
 
 export interface InboundDependencies {
   /** Read per message (routing, agents, `messages.queue`, `session.mainKey`): a reload applies to the next one. */
@@ -107,47 +58,14 @@ export interface Inbound {
   ): { sessionKey: string; agentId: string };
 }
 
-/** Serializes work per conversation so messages are routed and queued in arrival order. */
-function createOrderedQueue() {
-  const tails = new Map<string, Promise<void>>();
-  return (key: string, work: () => Promise<void>): Promise<void> => {
-    const previous = tails.get(key) ?? Promise.resolve();
-    const next = previous.then(work, work);
-    const tail = next.catch(() => undefined);
-    tails.set(key, tail);
-    void tail.then(() => {
-      if (tails.get(key) === tail) tails.delete(key);
-    });
-    return next;
-  };
-}
-
 export function createInbound(dependencies: InboundDependencies): Inbound {
   const { config, store, journal, hooks, pairing, directives, runs, send, logger, now } = dependencies;
   // The resolver caches its prepared index per config object: a reload is one new index.
   const routing = (): RoutingConfig => config.current() as unknown as RoutingConfig;
   const resolver = createRouteResolver();
   const inOrder = createOrderedQueue();
-  const mainKeyOf = (current: GatewayConfig): string =>
-    (current.session.mainKey ?? DEFAULT_MAIN_KEY).trim().toLowerCase() || DEFAULT_MAIN_KEY;
 
-  function queueOptions(channel: string): {
-    mode?: QueueMode;
-    debounceMs?: number;
-    cap?: number;
-    drop?: 'old' | 'new' | 'summarize';
-  } {
-    const global = config.current().messages.queue;
-    const byChannel = global?.byChannel?.[channel];
-    const pick = <K extends 'mode' | 'debounceMs' | 'cap' | 'drop'>(key: K) =>
-      byChannel?.[key] ?? global?.[key];
-    return {
-      ...(pick('mode') === undefined ? {} : { mode: pick('mode') }),
-      ...(pick('debounceMs') === undefined ? {} : { debounceMs: pick('debounceMs') }),
-      ...(pick('cap') === undefined ? {} : { cap: pick('cap') }),
-      ...(pick('drop') === undefined ? {} : { drop: pick('drop') }),
-    };
-  }
+  const queueOptions = (channel: string) => queueOptionsFor(config.current(), channel);
 
   async function replyTo(message: InboundMessage, text: string, key: string): Promise<void> {
     try {
@@ -242,65 +160,20 @@ export function createInbound(dependencies: InboundDependencies): Inbound {
         return;
       }
       if (outcome.kind === 'compact') {
-        enqueue({ ...baseInput(record, message, route.agentId, sessionKey), kind: 'compact' });
+        enqueue({ ...channelTurnInput(record, message, route.agentId, sessionKey), kind: 'compact' });
         return;
       }
       if (outcome.kind === 'continue') text = outcome.text;
     }
     enqueue({
-      ...baseInput(record, message, route.agentId, sessionKey),
+      ...channelTurnInput(record, message, route.agentId, sessionKey),
       text,
       ...(recovered ? { recovered: true } : {}),
     });
   }
 
-  function baseInput(
-    record: InboundRecord,
-    message: InboundMessage,
-    agentId: string,
-    sessionKey: string,
-  ): TurnInput {
-    return {
-      kind: 'message',
-      ref: { channel: record.channel, accountId: record.accountId, messageId: record.messageId },
-      origin: 'channel',
-      text: message.text,
-      agentId,
-      sessionKey,
-      chatType: message.chatType,
-      channel: message.channel,
-      accountId: message.accountId,
-      peer: message.peer,
-      ...(message.thread === undefined ? {} : { threadId: message.thread.id }),
-      replyToMessageId: message.messageId,
-      senderId: message.sender.id,
-      ...(message.media === undefined || message.media.length === 0 ? {} : { media: message.media }),
-      receivedAt: record.receivedAt,
-    };
-  }
-
-  function resolveSession(
-    requestedKey: string | undefined,
-    requestedAgent: string | undefined,
-  ): { sessionKey: string; agentId: string } {
-    const current = config.current();
-    const mainKey = mainKeyOf(current);
-    if (requestedKey !== undefined && requestedKey.trim() !== '') {
-      const trimmed = requestedKey.trim();
-      const parsed = parseAgentSessionKey(trimmed);
-      if (parsed !== null)
-        return { sessionKey: trimmed.toLowerCase(), agentId: normalizeAgentId(parsed.agentId) };
-      const agentId = normalizeAgentId(
-        requestedAgent ?? resolveDefaultAgentId(current as unknown as RoutingConfig),
-      );
-      const rest = trimmed.toLowerCase() === 'main' ? mainKey : trimmed.toLowerCase();
-      return { sessionKey: `agent:${agentId}:${rest}`, agentId };
-    }
-    const agentId = normalizeAgentId(
-      requestedAgent ?? resolveDefaultAgentId(current as unknown as RoutingConfig),
-    );
-    return { sessionKey: `agent:${agentId}:${mainKey}`, agentId };
-  }
+  const resolveSession = (requestedKey: string | undefined, requestedAgent: string | undefined) =>
+    resolveRequestSession(config.current(), requestedKey, requestedAgent);
 
   /** Records a channel message the gateway will not answer (see not-answered.ts). */
   function notAnswered(message: InboundMessage, reason: 'admission' | 'duplicate', detail: string): void {
