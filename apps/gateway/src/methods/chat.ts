@@ -117,7 +117,7 @@ export function chatMethods(services: MethodServices): GatewayMethod[] {
           .activeForSession(sessionKey)
           .filter((run) => params.runId === undefined || run.runId === params.runId);
         if (active.length === 0) return { ok: true, aborted: false, runIds: [] };
-        const result = services.dispatcher().abort(sessionKey, { clearQueue: false });
+        const result = services.dispatcher.abort(sessionKey, { clearQueue: false });
         return { ok: true, aborted: result.aborted, runIds: active.map((run) => run.runId) };
       },
     }),

@@ -31,7 +31,7 @@ export interface MethodServices {
   readonly notAnswered: NotAnsweredLog;
   readonly inbound: Inbound;
   readonly send: SendOutbound;
-  readonly dispatcher: () => SessionDispatcher<TurnInput>;
+  readonly dispatcher: SessionDispatcher<TurnInput>;
   readonly logger: Logger;
   readonly now: () => number;
   readonly isShuttingDown: () => boolean;

@@ -128,7 +128,7 @@ export function sessionMethods(services: MethodServices): GatewayMethod[] {
         const { sessionKey, agentId } = resolve(params.key, params.agentId);
         if ((await services.store.getSession(sessionKey)) === undefined)
           throw new GatewayError('NOT_FOUND', `session ${sessionKey} does not exist`);
-        services.dispatcher().abort(sessionKey, { clearQueue: true });
+        services.dispatcher.abort(sessionKey, { clearQueue: true });
         const reason = params.reason ?? 'reset';
         if (services.hooks.has('before_reset')) {
           const context = await services.store.buildContext(sessionKey);
@@ -173,7 +173,7 @@ export function sessionMethods(services: MethodServices): GatewayMethod[] {
       }),
       async handle(params) {
         const { sessionKey, agentId } = resolve(params.key, params.agentId);
-        services.dispatcher().abort(sessionKey, { clearQueue: true });
+        services.dispatcher.abort(sessionKey, { clearQueue: true });
         const result = await services.store.deleteSession(sessionKey, {
           ...(params.expectedSessionId === undefined ? {} : { expectedSessionId: params.expectedSessionId }),
         });

@@ -33,7 +33,7 @@ async function doctorCheck(services: MethodServices, probe: boolean) {
   const endpoints = probe
     ? await Promise.all(baseUrls.map((baseUrl) => probeModelEndpoint(baseUrl, { now: services.now })))
     : [];
-  const stats = services.dispatcher().stats();
+  const stats = services.dispatcher.stats();
   const unanswered = await services.store.listUnfinishedInbound({ limit: 1000 });
   return {
     source: 'gateway',
@@ -103,7 +103,7 @@ export function systemMethods(services: MethodServices): GatewayMethod[] {
       scope: 'operator.read',
       params: z.looseObject({}),
       async handle() {
-        const stats = services.dispatcher().stats();
+        const stats = services.dispatcher.stats();
         const usage = await services.store.diskUsage();
         const unanswered = await services.store.listUnfinishedInbound({ limit: 1000 });
         return {

@@ -39,7 +39,7 @@ async function setup() {
     hooks: {} as never,
     registry: {} as never,
     catalog: createModelCatalog(config, {}),
-    dispatcher: () => ({ status: () => ({ active: undefined, queued: 0 }) }) as never,
+    dispatcher: { status: () => ({ active: undefined, queued: 0 }) } as never,
     now: () => 0,
   });
   const ask = async (sessionKey: string, agentId: string, text: string) => {

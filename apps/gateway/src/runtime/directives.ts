@@ -32,7 +32,7 @@ export interface DirectiveDependencies {
   readonly hooks: HookRunner;
   readonly registry: PluginRegistry;
   readonly catalog: ModelCatalog;
-  readonly dispatcher: () => SessionDispatcher<TurnInput>;
+  readonly dispatcher: SessionDispatcher<TurnInput>;
   readonly now: () => number;
 }
 
@@ -55,7 +55,7 @@ export function createDirectives(dependencies: DirectiveDependencies) {
   const config = () => dependencies.config.current();
 
   async function resetSession(context: DirectiveContext, reason: 'new' | 'reset'): Promise<void> {
-    dependencies.dispatcher().abort(context.sessionKey, { clearQueue: true });
+    dependencies.dispatcher.abort(context.sessionKey, { clearQueue: true });
     const session = await store.getSession(context.sessionKey);
     if (session === undefined) return;
     if (hooks.has('before_reset')) {
@@ -88,7 +88,7 @@ export function createDirectives(dependencies: DirectiveDependencies) {
 
   async function status(context: DirectiveContext): Promise<string> {
     const session = await store.getSession(context.sessionKey);
-    const lane = dependencies.dispatcher().status(context.sessionKey);
+    const lane = dependencies.dispatcher.status(context.sessionKey);
     const reference = resolveModelReference(config(), context.agentId, session);
     let window = '';
     try {
@@ -125,7 +125,7 @@ export function createDirectives(dependencies: DirectiveDependencies) {
       if (command === undefined) return { kind: 'none' };
       switch (command.name) {
         case 'stop': {
-          const result = dependencies.dispatcher().abort(context.sessionKey, { clearQueue: true });
+          const result = dependencies.dispatcher.abort(context.sessionKey, { clearQueue: true });
           return {
             kind: 'handled',
             reply: result.aborted || result.cleared > 0 ? 'Stopped.' : 'Nothing is running.',

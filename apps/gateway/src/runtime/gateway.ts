@@ -22,7 +22,6 @@ import type { GatewayConfig } from '../config/schema.ts';
 import type { MethodServices } from '../methods/context.ts';
 import { createGatewayMethods } from '../methods/gateway-methods.ts';
 import { createBootstrapLoader } from '../prompt/system-prompt.ts';
-import { GatewayError } from '../protocol/errors.ts';
 import { createProtocolServer, isLoopbackHost, type ProtocolServer } from '../protocol/server.ts';
 import {
   ensureStateDirectory,
@@ -157,11 +156,6 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   let pluginReport: PluginLoadReport = { loaded: [], failed: [], disabled: [] };
   let shuttingDown = false;
   let server: ProtocolServer | undefined;
-  let dispatcher: SessionDispatcher<TurnInput> | undefined;
-  const getDispatcher = () => {
-    if (dispatcher === undefined) throw new GatewayError('INTERNAL', 'the gateway is not started');
-    return dispatcher;
-  };
   try {
     // Stops start-up on an invalid plugin or channel config, or a plugin that cannot load
     // (unless optional): decision 0010.
@@ -190,30 +184,6 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     notAnswered,
   });
   const send = createOutbound({ hooks: registry.hooks, channels, store, logger, now });
-  const directives = createDirectives({
-    config: live,
-    store,
-    hooks: registry.hooks,
-    registry,
-    catalog,
-    dispatcher: getDispatcher,
-    now,
-  });
-  const inboundImpl = createInbound({
-    config: live,
-    store,
-    journal,
-    hooks: registry.hooks,
-    pairing,
-    directives,
-    runs,
-    send,
-    logger,
-    now,
-    dispatcher: getDispatcher,
-    notAnswered,
-  });
-  const inbound = { receive: inboundImpl.receiveFromChannel };
 
   const { streamFn, auth, compactor, compactionSettings } = await createModelServices({
     config,
@@ -255,7 +225,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
         heapMbAfter: Math.round(report.heapAfterBytes / 1_048_576),
       }),
     isBusy: () => {
-      const stats = dispatcher?.stats();
+      const stats = dispatcher.stats();
       return (
         stats !== undefined && (stats.runningRuns > 0 || stats.waitingRuns > 0 || stats.queuedMessages > 0)
       );
@@ -272,7 +242,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
       live.current().messages.queue?.cap ??
       defaultQueueSettings.cap,
   });
-  dispatcher = createSessionDispatcher<TurnInput>({
+  const dispatcher = createSessionDispatcher<TurnInput>({
     runBatch: (batch, signal) => runner.runBatch(batch, signal),
     trySteer: (run, message) => runner.trySteer(run, message),
     maxConcurrentRuns: config.agents.defaults.maxConcurrent,
@@ -290,6 +260,30 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
       }
     },
   });
+  const directives = createDirectives({
+    config: live,
+    store,
+    hooks: registry.hooks,
+    registry,
+    catalog,
+    dispatcher,
+    now,
+  });
+  const inboundImpl = createInbound({
+    config: live,
+    store,
+    journal,
+    hooks: registry.hooks,
+    pairing,
+    directives,
+    runs,
+    send,
+    logger,
+    now,
+    dispatcher,
+    notAnswered,
+  });
+  const inbound = { receive: inboundImpl.receiveFromChannel };
 
   const reloader = createConfigReloader({
     live,
@@ -329,7 +323,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     notAnswered,
     inbound: inboundImpl,
     send,
-    dispatcher: getDispatcher,
+    dispatcher,
     logger,
     now,
     isShuttingDown: () => shuttingDown,
@@ -457,7 +451,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
       configWatcher.close();
       heapTrim.stop();
     },
-    dispatcher: () => dispatcher,
+    dispatcher,
     registry,
     gatewaySignal,
     server: () => server,

@@ -37,7 +37,7 @@ export interface InboundDependencies {
   readonly send: SendOutbound;
   readonly logger: Logger;
   readonly now: () => number;
-  readonly dispatcher: () => SessionDispatcher<TurnInput>;
+  readonly dispatcher: SessionDispatcher<TurnInput>;
   /** Where access drops, pairing holds and journal duplicates are recorded for `status`. */
   readonly notAnswered: NotAnsweredLog;
 }
@@ -90,7 +90,7 @@ export function createInbound(dependencies: InboundDependencies): Inbound {
     // Protocol clients send one turn per call: no collecting, no debounce.
     const options =
       input.origin === 'rpc' ? { mode: 'followup' as const, debounceMs: 0 } : queueOptions(input.channel);
-    const result = dependencies.dispatcher().enqueue(input.sessionKey, {
+    const result = dependencies.dispatcher.enqueue(input.sessionKey, {
       id: refKey(input.ref),
       text: input.text,
       payload: input,

@@ -12,7 +12,7 @@ export interface GatewayCloseOptions {
   readonly beginShutdown: () => void;
   /** Stops timers and watchers that would start new work. */
   readonly stopBackground: () => void;
-  readonly dispatcher: () => SessionDispatcher<TurnInput> | undefined;
+  readonly dispatcher: SessionDispatcher<TurnInput>;
   readonly registry: PluginRegistry;
   /** Aborted once gateway_stop has run (the signal gateway_start received). */
   readonly gatewaySignal: AbortController;
@@ -31,15 +31,12 @@ export function createGatewayClose(
     closing ??= (async () => {
       options.beginShutdown();
       options.stopBackground();
-      const active = options.dispatcher();
-      if (active !== undefined) {
-        const drained = active.close({ abort: false });
-        const timer = new Promise<'timeout'>((resolveTimeout) =>
-          setTimeout(() => resolveTimeout('timeout'), graceMs).unref(),
-        );
-        if ((await Promise.race([drained.then(() => 'done' as const), timer])) === 'timeout')
-          await active.close({ abort: true });
-      }
+      const drained = options.dispatcher.close({ abort: false });
+      const timer = new Promise<'timeout'>((resolveTimeout) =>
+        setTimeout(() => resolveTimeout('timeout'), graceMs).unref(),
+      );
+      if ((await Promise.race([drained.then(() => 'done' as const), timer])) === 'timeout')
+        await options.dispatcher.close({ abort: true });
       const hooks = options.registry.hooks;
       if (hooks.has('gateway_stop'))
         await hooks.run('gateway_stop', { reason: reason === 'restart' ? 'restart' : 'shutdown' });
