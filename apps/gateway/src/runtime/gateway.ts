@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { StreamFunction } from '@switchboard/core-loop';
 import {
@@ -41,6 +40,7 @@ import { createInboundJournal } from './journal.ts';
 import { createGatewayClose } from './lifecycle.ts';
 import { createLiveConfig, createLiveModelCatalog } from './live-config.ts';
 import { createGatewayLogger } from './logger.ts';
+import { createCompactSession, pluginLoadSummary } from './method-services.ts';
 import { createModelServices } from './model-services.ts';
 import { createNotAnsweredLog } from './not-answered.ts';
 import { createOutbound } from './outbound.ts';
@@ -327,33 +327,9 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     logger,
     now,
     isShuttingDown: () => shuttingDown,
-    pluginLoadReport: () => ({
-      loaded: pluginReport.loaded.map((plugin) => plugin.name),
-      failed: pluginReport.failed.map((failure) => ({
-        ...(failure.plugin === undefined ? {} : { plugin: failure.plugin }),
-        source: failure.source,
-        error:
-          failure.optional === true
-            ? `optional, the gateway runs without it: ${failure.error.message}`
-            : failure.error.message,
-      })),
-    }),
+    pluginLoadReport: () => pluginLoadSummary(pluginReport),
     authProfilesStatus: () => auth.status(),
-    compactSession: async (sessionKey, agentId) => {
-      const admission = await inboundImpl.submitRpc({
-        message: '/compact',
-        idempotencyKey: `compact:${randomUUID()}`,
-        sessionKey,
-        agentId,
-        channel: 'webchat',
-      });
-      if (admission.status === 'finished') return admission.final.payload ?? {};
-      if (admission.status === 'directive') return { result: admission.reply };
-      const record = await runs.wait(admission.runId, 15 * 60_000);
-      return (
-        (record?.final?.payload?.compaction as Record<string, unknown> | undefined) ?? { compacted: false }
-      );
-    },
+    compactSession: createCompactSession(inboundImpl, runs),
   };
   const methods = createGatewayMethods(methodServices, { registry, reloadConfig });
   const sessionDefaults = () => {
