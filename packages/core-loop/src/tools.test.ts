@@ -19,6 +19,33 @@ describe('tools', () => {
     expect(toolSpec(tool)).toBe(spec);
   });
 
+  it("sends a tool's own JSON Schema as is (without $schema) and still validates with its zod schema", () => {
+    const jsonSchema = {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      properties: { city: { type: 'string', description: 'City name', pattern: '^[A-Z]' } },
+      required: ['city'],
+    };
+    const tool = defineTool({
+      name: 'weather',
+      description: 'Weather of a city',
+      parameters: z.object({ city: z.string() }),
+      parametersJsonSchema: jsonSchema,
+      execute: noop,
+    });
+    const spec = toolSpec(tool);
+    expect(spec.parameters).toEqual({
+      type: 'object',
+      properties: { city: { type: 'string', description: 'City name', pattern: '^[A-Z]' } },
+      required: ['city'],
+    });
+    expect(toolSpec(tool)).toBe(spec);
+    expect(validateToolArguments(tool, { city: 5 })).toEqual({ ok: true, args: { city: '5' } });
+    expect(validateToolArguments(tool, {}).ok).toBe(false);
+    const scalar = defineTool({ ...tool, name: 'scalar', parametersJsonSchema: { type: 'string' } });
+    expect(() => toolSpec(scalar)).toThrow(/Tool "scalar": parametersJsonSchema must describe an object/);
+  });
+
   it('refuses a non-object schema, bad names and duplicates, naming the tool', () => {
     const scalar = defineTool({ name: 'bad', description: 'x', parameters: z.string(), execute: noop });
     expect(() => toolSpec(scalar)).toThrow(/Tool "bad": parameters must be a zod object schema/);

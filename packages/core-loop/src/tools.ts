@@ -28,13 +28,14 @@ const schemaCache = new WeakMap<object, Record<string, unknown>>();
 
 /**
  * The tool as the model sees it: its zod schema converted to JSON Schema (input side, no
- * `$schema` key). Computed once per tool object, and once per schema object across tools.
+ * `$schema` key), or its own `parametersJsonSchema` when it has one. Computed once per tool object, and once per schema object across tools.
  * Throws `CORE_LOOP_INVALID_TOOL` when the schema does not describe an object or cannot be
  * represented.
  */
 export function toolSpec(tool: AnyAgentTool): ToolSpec {
   const cached = specCache.get(tool);
   if (cached !== undefined) return cached;
+  if (tool.parametersJsonSchema !== undefined) return jsonSchemaSpec(tool, tool.parametersJsonSchema);
   const sharedSchema = schemaCache.get(tool.parameters);
   if (sharedSchema !== undefined) {
     const spec: ToolSpec = { name: tool.name, description: tool.description, parameters: sharedSchema };
@@ -65,6 +66,21 @@ export function toolSpec(tool: AnyAgentTool): ToolSpec {
   const spec: ToolSpec = { name: tool.name, description: tool.description, parameters: schema };
   specCache.set(tool, spec);
   schemaCache.set(tool.parameters, schema);
+  return spec;
+}
+
+/** The spec of a tool that brings its own JSON Schema (no `$schema` key; must describe an object). */
+function jsonSchemaSpec(tool: AnyAgentTool, jsonSchema: Readonly<Record<string, unknown>>): ToolSpec {
+  if (jsonSchema.type !== 'object') {
+    throw new CoreLoopError(
+      'CORE_LOOP_INVALID_TOOL',
+      `Tool "${tool.name}": parametersJsonSchema must describe an object ("type": "object"), got type ${JSON.stringify(jsonSchema.type)}.`,
+      { details: { tool: tool.name } },
+    );
+  }
+  const { $schema: _ignored, ...parameters } = jsonSchema;
+  const spec: ToolSpec = { name: tool.name, description: tool.description, parameters };
+  specCache.set(tool, spec);
   return spec;
 }
 

@@ -192,6 +192,12 @@ export interface AgentTool<Schema extends z.ZodType = z.ZodType, Details = unkno
   readonly description: string;
   readonly parameters: Schema;
   /**
+   * The JSON Schema the model sees, for a tool that comes with one (an MCP server's tool):
+   * sent as is (an object schema) instead of converting `parameters`, which still validates
+   * the arguments. Leave it out for tools written in zod.
+   */
+  readonly parametersJsonSchema?: Readonly<Record<string, unknown>>;
+  /**
    * Runs the tool. `signal` fires when the run is aborted; honour it. Throw to report a
    * failure: the message becomes the error result's text.
    */
