@@ -1,9 +1,9 @@
 // @switchboard/sessions: the session store, transcripts, reset policies, lanes and queue
 // modes, the inbound journal and delivery receipts.
 //
-// The curated public API. The journal's transition table, the entry rules a backend applies
-// (`applySessionPatch`, `emptyTokenCounters`), the queue text helpers and the time helpers
-// are internals: this package's tests and benches import their module files.
+// The curated public API. The journal's transition table, `emptyTokenCounters`, the queue
+// text helpers and the time helpers are internals: this package's tests and benches import
+// their module files. The rules a backend applies are exported for other backends.
 
 // For the gateway: the dispatcher (lanes and queue modes).
 export {
@@ -29,6 +29,10 @@ export {
 export { SessionsError, type SessionsErrorCode, sessionsErrorCodes } from './errors.ts';
 // For operators and the CLI: transcript export.
 export { exportTranscriptJsonl, writeTranscriptJsonl } from './export.ts';
+// For other store backends (@switchboard/store-postgres): the rules every backend applies, so
+// each behaves like the SQLite store (entry patches, transcript encoding and context
+// assembly, the journal's transitions, argument checks, the row mapping of the shared columns).
+export { assertInboundTransition, describeInbound } from './journal.ts';
 // For the gateway: the prompt a `collect` batch becomes.
 export { formatCollectPrompt } from './queue-format.ts';
 // For the gateway and config validation: reset policies.
@@ -50,8 +54,23 @@ export {
   type SessionResetConfig,
   validateResetConfig,
 } from './reset-policy.ts';
-// For every package that reads or writes sessions: the store interface...
-export type { SessionStore } from './session-store.ts';
+export {
+  applySessionPatch,
+  createSessionEntry,
+  requireKey,
+  resetSessionEntry,
+  validateSessionPatch,
+} from './session-entry.ts';
+// For every package that reads or writes sessions: the store interface, split by role...
+export type {
+  DeliveryReceiptStore,
+  InboundJournalStore,
+  SessionEntryStore,
+  SessionStore,
+  StateRecordStore,
+  StoreMaintenance,
+  TranscriptStore,
+} from './session-store.ts';
 // ...and its SQLite backend.
 export type { LockHolder, ReclaimedLock } from './sqlite/instance-lock.ts';
 export {
@@ -60,10 +79,40 @@ export {
   type SqliteSessionStore,
   type SqliteSessionStoreOptions,
 } from './sqlite/sqlite-store.ts';
+export {
+  decodeCursor,
+  encodeCursor,
+  encodeInboundPayload,
+  encodeStateValue,
+  requireCount,
+  requireRef,
+  requireState,
+} from './store-arguments.ts';
+export {
+  activityMinute,
+  type DeliveryRow,
+  deliveryFromRow,
+  type InboundRow,
+  inboundFromRow,
+  type SessionRow,
+  type StateRow,
+  sessionColumns,
+  sessionFromRow,
+  sessionValues,
+  stateFromRow,
+  type TranscriptRow,
+  transcriptFromRow,
+} from './store-rows.ts';
 // For tests of other packages: timers a test advances by hand (the dispatcher's `timers`).
 export { createManualTimers, type ManualTimers, type Timers } from './timers.ts';
 // For compaction: how a compaction entry reads in the context.
-export { formatCompactionSummary } from './transcript.ts';
+export {
+  assembleContext,
+  contextStartSequence,
+  decodeEntry,
+  encodeEntries,
+  formatCompactionSummary,
+} from './transcript.ts';
 // The data model: the types of the store's methods' arguments and results.
 export type {
   AppendOptions,

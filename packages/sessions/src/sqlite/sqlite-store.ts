@@ -15,7 +15,7 @@ import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { SessionsError } from '../errors.ts';
-import { assertInboundTransition, describeInbound, inboundStates } from '../journal.ts';
+import { assertInboundTransition, describeInbound } from '../journal.ts';
 import {
   applySessionPatch,
   createSessionEntry,
@@ -24,6 +24,30 @@ import {
   validateSessionPatch,
 } from '../session-entry.ts';
 import type { SessionStore } from '../session-store.ts';
+import {
+  decodeCursor,
+  encodeCursor,
+  encodeInboundPayload,
+  encodeStateValue,
+  requireCount,
+  requireRef,
+  requireState,
+} from '../store-arguments.ts';
+import {
+  activityMinute,
+  type DeliveryRow,
+  deliveryFromRow,
+  type InboundRow,
+  inboundFromRow,
+  type SessionRow,
+  type StateRow,
+  sessionColumns,
+  sessionFromRow,
+  sessionValues,
+  stateFromRow,
+  type TranscriptRow,
+  transcriptFromRow,
+} from '../store-rows.ts';
 import { assembleContext, contextStartSequence, decodeEntry, encodeEntries } from '../transcript.ts';
 import type {
   AppendOptions,
@@ -75,21 +99,6 @@ import {
   renewInstanceLock,
 } from './instance-lock.ts';
 import { bootstrapSql, latestSchemaVersion, migrations, schemaComponent } from './schema.ts';
-import {
-  activityMinute,
-  type DeliveryRow,
-  deliveryFromRow,
-  type InboundRow,
-  inboundFromRow,
-  type SessionRow,
-  type StateRow,
-  sessionColumns,
-  sessionFromRow,
-  sessionValues,
-  stateFromRow,
-  type TranscriptRow,
-  transcriptFromRow,
-} from './session-rows.ts';
 
 /**
  * Decoded context entries kept across `buildContext` calls (all sessions together), so a
@@ -327,67 +336,6 @@ interface StoreParts {
   readonly createId: () => string;
   readonly heartbeatMs: number;
   readonly reclaimedLock: LockAcquisition['reclaimedFrom'];
-}
-
-function requireState(value: unknown, path: string): InboundState {
-  if (typeof value !== 'string' || !(inboundStates as readonly string[]).includes(value)) {
-    throw new SessionsError(
-      'SESSIONS_INVALID_ARGUMENT',
-      `${path} must be one of ${inboundStates.join(', ')}; got ${JSON.stringify(value)}.`,
-    );
-  }
-  return value as InboundState;
-}
-
-function requireRef(ref: unknown, path: string): InboundRef {
-  if (typeof ref !== 'object' || ref === null) {
-    throw new SessionsError(
-      'SESSIONS_INVALID_ARGUMENT',
-      `${path} must be an object {channel, accountId, messageId}.`,
-    );
-  }
-  const record = ref as Record<string, unknown>;
-  return {
-    channel: requireKey(record.channel, `${path}.channel`),
-    accountId: requireKey(record.accountId, `${path}.accountId`),
-    messageId: requireKey(record.messageId, `${path}.messageId`),
-  };
-}
-
-function requireCount(value: unknown, path: string, integer = false): number | undefined {
-  if (value === undefined) return undefined;
-  if (
-    typeof value !== 'number' ||
-    !Number.isFinite(value) ||
-    value < 0 ||
-    (integer && !Number.isInteger(value))
-  ) {
-    throw new SessionsError(
-      'SESSIONS_INVALID_CONFIG',
-      `${path} must be ${integer ? 'an integer' : 'a number'} ≥ 0; got ${JSON.stringify(value)}.`,
-      { details: { path } },
-    );
-  }
-  return value;
-}
-
-function encodeCursor(updatedAt: number, key: string): string {
-  return Buffer.from(JSON.stringify([updatedAt, key])).toString('base64url');
-}
-
-function decodeCursor(cursor: string): [number, string] {
-  try {
-    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(value) && typeof value[0] === 'number' && typeof value[1] === 'string') {
-      return [value[0], value[1]];
-    }
-  } catch {
-    // Reported below.
-  }
-  throw new SessionsError(
-    'SESSIONS_INVALID_ARGUMENT',
-    `query.cursor is not a cursor returned by listSessions: ${JSON.stringify(cursor)}.`,
-  );
 }
 
 function buildStore(parts: StoreParts): SqliteSessionStore {
@@ -1021,18 +969,7 @@ function buildStore(parts: StoreParts): SqliteSessionStore {
     async journalInbound(input: JournalInboundInput): Promise<JournalInboundResult> {
       return write('journalInbound', () => {
         const ref = requireRef(input, 'input');
-        let payload: string | null = null;
-        if (input.payload !== undefined) {
-          try {
-            payload = JSON.stringify(input.payload);
-          } catch (error) {
-            throw new SessionsError(
-              'SESSIONS_INVALID_ARGUMENT',
-              `input.payload of inbound message ${describeInbound(ref)} cannot be stored as JSON: ${(error as Error).message}.`,
-              { cause: error },
-            );
-          }
-        }
+        const payload = encodeInboundPayload(ref, input.payload);
         const at = input.receivedAt ?? now();
         const inserted = statement(sql.insertInbound).run(
           ref.channel,
@@ -1201,29 +1138,7 @@ function buildStore(parts: StoreParts): SqliteSessionStore {
       return write('putState', () => {
         requireKey(namespace, 'namespace');
         requireKey(key, 'key');
-        let json: string | undefined;
-        try {
-          json = JSON.stringify(value);
-        } catch (error) {
-          throw new SessionsError(
-            'SESSIONS_INVALID_ARGUMENT',
-            `The value of state ${namespace}/${key} cannot be stored as JSON: ${(error as Error).message}.`,
-            { cause: error },
-          );
-        }
-        if (json === undefined) {
-          throw new SessionsError(
-            'SESSIONS_INVALID_ARGUMENT',
-            `The value of state ${namespace}/${key} must be JSON; got ${typeof value}.`,
-          );
-        }
-        const expiresAt = options.expiresAt;
-        if (expiresAt !== undefined && (typeof expiresAt !== 'number' || !Number.isFinite(expiresAt))) {
-          throw new SessionsError(
-            'SESSIONS_INVALID_ARGUMENT',
-            `options.expiresAt of state ${namespace}/${key} must be a time in milliseconds; got ${JSON.stringify(expiresAt)}.`,
-          );
-        }
+        const { json, expiresAt } = encodeStateValue(namespace, key, value, options);
         const at = now();
         statement(
           `INSERT INTO state_records (namespace, key, value, updated_at, expires_at) VALUES (?, ?, ?, ?, ?)

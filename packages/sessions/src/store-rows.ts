@@ -1,4 +1,4 @@
-/** Mapping between SQLite rows and the store's records. */
+/** Mapping between table rows and the store's records, shared by the SQL backends (SQLite, PostgreSQL). */
 import type {
   ArchiveReason,
   ChatType,
@@ -14,7 +14,7 @@ import type {
   SessionEntry,
   StateRecord,
   TranscriptInfo,
-} from '../types.ts';
+} from './types.ts';
 
 type Value = string | number | null;
 
