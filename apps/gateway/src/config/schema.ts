@@ -40,12 +40,18 @@ const providerModelSchema = z.strictObject({
   cost: modelCostSchema.optional(),
 });
 
+/**
+ * The wire APIs a `models.providers.<name>.api` may name; each has a registration in the
+ * model provider registry (apps/gateway/src/extensions/model-providers.ts).
+ */
+export const modelApis = ['anthropic-messages'] as const;
+
 const providerSchema = z.strictObject({
   baseUrl: z.url().optional(),
   apiKey: z.string().min(1).optional(),
   /** Sent as `Authorization: Bearer` instead of an API key (OAuth-style tokens, proxies). */
   authToken: z.string().min(1).optional(),
-  api: z.literal('anthropic-messages').default('anthropic-messages'),
+  api: z.enum(modelApis).default('anthropic-messages'),
   headers: z.record(z.string(), z.string()).optional(),
   timeoutSeconds: z.number().positive().optional(),
   models: z.array(providerModelSchema).default([]),
@@ -175,6 +181,10 @@ const gatewaySectionSchema = z.strictObject({
 });
 
 const toolsSchema = z.strictObject({
+  /** Tool names, globs (`github__*`) or `group:<source>`; when set, only these tools (decision 0013). */
+  allow: z.array(z.string().min(1)).optional(),
+  /** Tool names, globs or groups no agent gets (wins over every allow list). */
+  deny: z.array(z.string().min(1)).optional(),
   exec: z
     .strictObject({
       allow: z.array(z.string().regex(/^[^/\\\s]+$/, 'expected a bare command name')).default([]),
@@ -222,6 +232,7 @@ export const gatewayConfigSchema = z.strictObject({
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
 export type ProviderConfig = z.infer<typeof providerSchema>;
+export type ProviderModelConfig = z.infer<typeof providerModelSchema>;
 export type AgentConfig = z.infer<typeof agentSchema>;
 
 /** JSON Schema of the configuration, for editors (`switchboard config schema`). */

@@ -1,5 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { PromptSection } from '../extensions/prompt-sections.ts';
 
 /** Bootstrap files read from an agent workspace, in prompt order. */
 const bootstrapFileNames = ['AGENTS.md', 'SOUL.md', 'USER.md', 'TOOLS.md'] as const;
@@ -10,44 +11,58 @@ export interface BootstrapFile {
   readonly truncated: boolean;
 }
 
-export interface SystemPromptInput {
-  readonly agentId: string;
-  readonly agentName?: string;
-  readonly bootstrapFiles: readonly BootstrapFile[];
-  readonly tools: ReadonlyArray<{ readonly name: string; readonly description: string }>;
-  /** The calendar date in the gateway's time zone (not the time: the prompt stays stable all day). */
-  readonly date: string;
-  readonly timeZone: string;
-  readonly channel?: { readonly name: string; readonly chatType: 'direct' | 'group' | 'channel' };
-}
+/** Reads an agent's bootstrap files (cached; see {@link createBootstrapLoader}). */
+export type BootstrapLoader = (workspace: string) => Promise<BootstrapFile[]>;
 
 /**
- * Builds the system prompt. It holds nothing that changes between turns of a session on the
- * same day (no clock time, no counters, no message ids), so the provider's prompt cache hits.
+ * The gateway's own prompt sections. None holds anything that changes between turns of a
+ * session on the same day (no clock time, no counters, no message ids), so the provider's
+ * prompt cache hits.
  */
-export function buildSystemPrompt(input: SystemPromptInput): string {
-  const name = input.agentName ?? input.agentId;
-  const sections: string[] = [
-    `You are ${name}, an assistant reached through Switchboard. Answer in the user's language. Be direct and concise.`,
-    `Today is ${input.date} (${input.timeZone}).`,
+export function coreSections(loadBootstrap: BootstrapLoader): PromptSection[] {
+  return [
+    {
+      id: 'identity',
+      order: 100,
+      render: (context) =>
+        `You are ${context.agentName ?? context.agentId}, an assistant reached through Switchboard. Answer in the user's language. Be direct and concise.`,
+    },
+    { id: 'date', order: 200, render: (context) => `Today is ${context.date} (${context.timeZone}).` },
+    {
+      id: 'channel',
+      order: 300,
+      render({ channel }) {
+        if (channel === undefined) return undefined;
+        const where = channel.chatType === 'direct' ? 'a direct conversation' : `a ${channel.chatType} chat`;
+        return `You are talking on ${channel.name}, in ${where}. Your reply is sent there automatically; use the message tool only to reach another conversation or to send before you finish.`;
+      },
+    },
+    {
+      id: 'tools',
+      order: 400,
+      render: ({ tools }) =>
+        tools.length === 0
+          ? undefined
+          : `Tools:\n${tools.map((tool) => `- ${tool.name}: ${tool.description}`).join('\n')}`,
+    },
+    {
+      id: 'reply-rules',
+      order: 500,
+      render: () =>
+        'If nothing needs saying (for example in a group where you were not asked anything), reply with exactly NO_REPLY.',
+    },
+    {
+      id: 'bootstrap-files',
+      order: 900,
+      async render({ workspaceDir }) {
+        const files = await loadBootstrap(workspaceDir);
+        if (files.length === 0) return undefined;
+        return files
+          .map((file) => `## ${file.name}\n${file.text}${file.truncated ? '\n[truncated]' : ''}`)
+          .join('\n\n');
+      },
+    },
   ];
-  if (input.channel !== undefined) {
-    const where =
-      input.channel.chatType === 'direct' ? 'a direct conversation' : `a ${input.channel.chatType} chat`;
-    sections.push(
-      `You are talking on ${input.channel.name}, in ${where}. Your reply is sent there automatically; use the message tool only to reach another conversation or to send before you finish.`,
-    );
-  }
-  if (input.tools.length > 0) {
-    sections.push(`Tools:\n${input.tools.map((tool) => `- ${tool.name}: ${tool.description}`).join('\n')}`);
-  }
-  sections.push(
-    'If nothing needs saying (for example in a group where you were not asked anything), reply with exactly NO_REPLY.',
-  );
-  for (const file of input.bootstrapFiles) {
-    sections.push(`## ${file.name}\n${file.text}${file.truncated ? '\n[truncated]' : ''}`);
-  }
-  return sections.join('\n\n');
 }
 
 interface CachedFile {
@@ -63,7 +78,7 @@ interface CachedFile {
 export function createBootstrapLoader(
   maxCharsPerFile = 4000,
   options: { readonly recheckMs?: number; readonly now?: () => number } = {},
-): (workspace: string) => Promise<BootstrapFile[]> {
+): BootstrapLoader {
   const cache = new Map<string, CachedFile>();
   const recheckMs = options.recheckMs ?? 2000;
   const now = options.now ?? Date.now;

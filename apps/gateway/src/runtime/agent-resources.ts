@@ -1,8 +1,5 @@
-// What a turn of an agent gets from the gateway beyond the model: its workspace directory
-// and the tools plugins register.
+// Where an agent works: its workspace directory.
 import { isAbsolute, join, resolve } from 'node:path';
-import type { AnyAgentTool } from '@switchboard/core-loop';
-import type { PluginRegistry, ToolContext } from '@switchboard/hooks';
 import type { GatewayConfig } from '../config/schema.ts';
 import { expandHome } from '../state/state-directory.ts';
 
@@ -19,14 +16,4 @@ export function agentWorkspace(config: GatewayConfig, stateDirectory: string, ag
       (agentId === 'main' ? defaultWorkspace : join(defaultWorkspace, '..', `workspace-${agentId}`)),
   );
   return isAbsolute(base) ? base : resolve(stateDirectory, base);
-}
-
-/** The tools plugins registered, each built for this turn when it is a factory. */
-export function pluginTools(registry: PluginRegistry, context: ToolContext): AnyAgentTool[] {
-  const tools: AnyAgentTool[] = [];
-  for (const registration of registry.tools()) {
-    const tool = 'create' in registration.tool ? registration.tool.create(context) : registration.tool;
-    if (tool !== undefined) tools.push(tool as unknown as AnyAgentTool);
-  }
-  return tools;
 }

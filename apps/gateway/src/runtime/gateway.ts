@@ -18,16 +18,19 @@ import { createPairingStore } from '../access/pairing.ts';
 import { ConfigError } from '../config/errors.ts';
 import { configFileName, type LoadedConfig, loadConfig } from '../config/load.ts';
 import type { GatewayConfig } from '../config/schema.ts';
+import { builtinExtensions } from '../extensions/builtin-extensions.ts';
+import type { GatewayExtension } from '../extensions/extension.ts';
+import { setUpExtensions } from '../extensions/host.ts';
 import type { MethodServices } from '../methods/context.ts';
 import { createGatewayMethods } from '../methods/gateway-methods.ts';
-import { createBootstrapLoader } from '../prompt/system-prompt.ts';
+import { GatewayError } from '../protocol/errors.ts';
 import { createProtocolServer, isLoopbackHost, type ProtocolServer } from '../protocol/server.ts';
 import {
   ensureStateDirectory,
   resolveGatewayToken,
   resolveStateDirectory,
 } from '../state/state-directory.ts';
-import { agentWorkspace, pluginTools } from './agent-resources.ts';
+import { agentWorkspace } from './agent-resources.ts';
 import { createChannelManager } from './channels.ts';
 import { type ConfigReloadReport, createConfigReloader, type ReloadTrigger } from './config-reload.ts';
 import { watchConfigFile } from './config-watcher.ts';
@@ -70,6 +73,8 @@ export interface StartGatewayOptions {
   readonly durability?: Durability;
   /** Replaces the model stream function (tests, benches). */
   readonly streamFn?: StreamFunction;
+  /** Replaces the built-in extensions (tests, embedders); include `coreExtension` to keep the basics. */
+  readonly extensions?: readonly GatewayExtension[];
   readonly now?: () => number;
 }
 
@@ -152,7 +157,6 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   // What the last process left unanswered, listed before anything is admitted (decision 0004).
   const leftUnanswered = await journal.unfinished();
   const registry = createPluginRegistry({ logger });
-  const catalog = createLiveModelCatalog(live, environment);
   let pluginReport: PluginLoadReport = { loaded: [], failed: [], disabled: [] };
   let shuttingDown = false;
   let server: ProtocolServer | undefined;
@@ -170,6 +174,27 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     throw error;
   }
 
+  const workspaceFor = (agentId: string): string => agentWorkspace(live.current(), stateDirectory, agentId);
+  // Tools, prompt sections and model APIs: the gateway's own and each feature's (decision 0013).
+  const extensions = await setUpExtensions(options.extensions ?? builtinExtensions, {
+    config: live.current,
+    stateDirectory,
+    store,
+    logger,
+    hooks: registry.hooks,
+    plugins: registry,
+    now,
+    workspaceFor,
+  }).catch(async (error: unknown) => {
+    await store.close();
+    throw error;
+  });
+  const catalog = createLiveModelCatalog(live, environment, (api, settings) => {
+    const registration = extensions.modelProviders.get(api);
+    if (registration === undefined)
+      throw new GatewayError('INVALID_PARAMS', `no model provider is registered for api "${api}"`);
+    return registration.createModel(settings);
+  });
   const pairing = createPairingStore(store, { now });
   await pairing.load();
   const runs = createRunRegistry({ now });
@@ -192,9 +217,8 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     catalog,
     logger,
     now,
-    ...(options.streamFn === undefined ? {} : { streamFn: options.streamFn }),
+    streamFn: options.streamFn ?? extensions.modelProviders.streamFn,
   });
-  const workspaceFor = (agentId: string): string => agentWorkspace(live.current(), stateDirectory, agentId);
   const runner = createTurnRunner({
     config: live,
     stateDirectory,
@@ -209,8 +233,8 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     broadcast,
     logger,
     now,
-    loadBootstrap: createBootstrapLoader(),
-    pluginTools: (context) => pluginTools(registry, context),
+    tools: extensions.tools,
+    promptSections: extensions.promptSections,
     auth,
     compactor,
     compactionSettings,
@@ -397,6 +421,12 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
       logger.warn(`config: channels.${id}: no channel plugin with this id is loaded; the section is ignored`);
   }
   await inboundImpl.recover(leftUnanswered);
+  await extensions.start({
+    inbound: inboundImpl,
+    runs,
+    send,
+    broadcast: (event, payload) => broadcast(event, payload),
+  });
   // Editing the file reloads it (unless gateway.reload.mode is "off"): decision 0011.
   const configWatcher = watchConfigFile({
     path: loaded.path ?? join(stateDirectory, configFileName),
@@ -432,6 +462,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     gatewaySignal,
     server: () => server,
     channels,
+    stopExtensions: () => extensions.stop(),
     store,
     logger,
   });

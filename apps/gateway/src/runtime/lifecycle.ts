@@ -1,6 +1,6 @@
 // The end of a gateway: stop admitting, let running turns finish (up to the grace period,
 // then abort them: their journal records stay open and resume on the next start), then
-// close the server, the channels, the plugins and the store, in that order.
+// close the server, the channels, the extensions, the plugins and the store, in that order.
 import type { Logger, PluginRegistry } from '@switchboard/hooks';
 import type { SessionDispatcher, SessionStore } from '@switchboard/sessions';
 import type { ProtocolServer } from '../protocol/server.ts';
@@ -18,6 +18,8 @@ export interface GatewayCloseOptions {
   readonly gatewaySignal: AbortController;
   readonly server: () => ProtocolServer | undefined;
   readonly channels: ChannelManager;
+  /** The extensions' stop callbacks (MCP connections, schedulers, …): after the channels, before the store. */
+  readonly stopExtensions: () => Promise<void>;
   readonly store: SessionStore;
   readonly logger: Logger;
 }
@@ -43,6 +45,7 @@ export function createGatewayClose(
       options.gatewaySignal.abort();
       await options.server()?.close(reason);
       await options.channels.stop();
+      await options.stopExtensions();
       await options.registry.unregisterAll();
       await options.store.close();
       options.logger.info('gateway stopped', { reason });

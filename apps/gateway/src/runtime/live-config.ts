@@ -3,7 +3,7 @@
 // directives, the model catalog, protocol methods) read `current()` when they use a key (per
 // message, per turn), never a copy taken at start-up. A reload is one `replace`.
 import type { GatewayConfig } from '../config/schema.ts';
-import { createModelCatalog, type ModelCatalog } from './models.ts';
+import { createModelCatalog, type ModelCatalog, type ModelFactory } from './models.ts';
 
 /** Called after a swap with the new config and the one it replaced. */
 export type LiveConfigListener = (next: GatewayConfig, previous: GatewayConfig) => void;
@@ -43,14 +43,15 @@ export function createLiveConfig(initial: GatewayConfig): LiveConfig {
 export function createLiveModelCatalog(
   live: LiveConfig,
   environment: NodeJS.ProcessEnv = process.env,
+  createModel?: ModelFactory,
 ): ModelCatalog {
   let builtFor = live.current().models;
-  let catalog = createModelCatalog(live.current(), environment);
+  let catalog = createModelCatalog(live.current(), environment, createModel);
   const currentCatalog = (): ModelCatalog => {
     const config = live.current();
     if (config.models !== builtFor) {
       builtFor = config.models;
-      catalog = createModelCatalog(config, environment);
+      catalog = createModelCatalog(config, environment, createModel);
     }
     return catalog;
   };

@@ -6,7 +6,7 @@ import {
   createKeyValueAuthStateStorage,
 } from '@switchboard/auth-profiles';
 import { type Compactor, createCompactor, createModelSummarizer } from '@switchboard/compaction';
-import { createStreamFunction, type StreamFunction } from '@switchboard/core-loop';
+import type { StreamFunction } from '@switchboard/core-loop';
 import type { Logger, PluginRegistry } from '@switchboard/hooks';
 import type { SessionStore } from '@switchboard/sessions';
 import type { GatewayConfig } from '../config/schema.ts';
@@ -21,8 +21,8 @@ export interface ModelServicesOptions {
   readonly catalog: ModelCatalog;
   readonly logger: Logger;
   readonly now: () => number;
-  /** Replaces the provider stream (tests). */
-  readonly streamFn?: StreamFunction;
+  /** The model stream: the provider registry's, or a test's replacement. */
+  readonly streamFn: StreamFunction;
 }
 
 export interface ModelServices {
@@ -35,16 +35,7 @@ export interface ModelServices {
 
 export async function createModelServices(options: ModelServicesOptions): Promise<ModelServices> {
   const { config, store, registry, catalog, logger, now } = options;
-  let providerStream: StreamFunction | undefined;
-  const streamFn: StreamFunction =
-    options.streamFn ??
-    (async (model, context, streamOptions) => {
-      if (providerStream === undefined) {
-        const { createAnthropicProvider } = await import('@switchboard/core-loop/anthropic');
-        providerStream = createStreamFunction([createAnthropicProvider({})]);
-      }
-      return providerStream(model, context, streamOptions);
-    });
+  const { streamFn } = options;
 
   const auth = await createAuthProfileManager({
     config: config.auth,

@@ -1,9 +1,32 @@
 import { anthropicModel, type Model } from '@switchboard/core-loop';
 import type { GatewayConfig, ProviderConfig } from '../config/schema.ts';
+import type { ModelSettings } from '../extensions/model-providers.ts';
 import { GatewayError } from '../protocol/errors.ts';
 
 /** The model used when neither the agent nor `agents.defaults.model` names one. */
 export const defaultModelReference = 'anthropic/claude-sonnet-4-6';
+
+/** Builds the `Model` of a provider's api (the model provider registry's `createModel`). */
+export type ModelFactory = (api: string, settings: ModelSettings) => Model;
+
+/** The `anthropic-messages` model of `settings`: built-in limits, configured values winning. */
+export function anthropicMessagesModel(_api: string, settings: ModelSettings): Model {
+  const { configured } = settings;
+  return anthropicModel(settings.modelId, {
+    provider: settings.provider,
+    ...(settings.baseUrl === undefined ? {} : { baseUrl: settings.baseUrl }),
+    ...(configured === undefined
+      ? {}
+      : {
+          contextWindow: configured.contextWindow,
+          maxOutputTokens: configured.maxTokens,
+          ...(configured.name === undefined ? {} : { name: configured.name }),
+          ...(configured.input === undefined ? {} : { input: configured.input }),
+          ...(configured.cost === undefined ? {} : { cost: configured.cost }),
+          ...(configured.reasoning === false ? { thinking: undefined } : {}),
+        }),
+  });
+}
 
 /** A model reference resolved to what a call needs: the model and the endpoint's credentials. */
 export interface ModelTarget {
@@ -40,6 +63,7 @@ export function splitModelReference(reference: string): { provider: string; mode
 export function createModelCatalog(
   config: GatewayConfig,
   environment: NodeJS.ProcessEnv = process.env,
+  createModel: ModelFactory = anthropicMessagesModel,
 ): ModelCatalog {
   const providers = new Map<string, ProviderConfig>(Object.entries(config.models.providers));
   if (!providers.has('anthropic')) {
@@ -66,19 +90,11 @@ export function createModelCatalog(
         );
       }
       const configured = settings.models.find((entry) => entry.id === modelId);
-      const model = anthropicModel(modelId, {
+      const model = createModel(settings.api, {
         provider,
+        modelId,
         ...(settings.baseUrl === undefined ? {} : { baseUrl: settings.baseUrl }),
-        ...(configured === undefined
-          ? {}
-          : {
-              contextWindow: configured.contextWindow,
-              maxOutputTokens: configured.maxTokens,
-              ...(configured.name === undefined ? {} : { name: configured.name }),
-              ...(configured.input === undefined ? {} : { input: configured.input }),
-              ...(configured.cost === undefined ? {} : { cost: configured.cost }),
-              ...(configured.reasoning === false ? { thinking: undefined } : {}),
-            }),
+        ...(configured === undefined ? {} : { configured }),
       });
       const target: ModelTarget = {
         reference: `${provider}/${modelId}`,

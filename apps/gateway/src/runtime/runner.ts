@@ -10,17 +10,17 @@ import {
 } from '@switchboard/compaction';
 import {
   type Agent,
-  type AnyAgentTool,
   type Model,
   type StreamFunction,
   type ThinkingLevel,
   toolSpec,
 } from '@switchboard/core-loop';
-import type { AssistantMessage, HookRunner, Logger, Message, ToolContext, Usage } from '@switchboard/hooks';
+import type { AssistantMessage, HookRunner, Logger, Message, Usage } from '@switchboard/hooks';
 import type { ActiveRun, QueuedMessage, RunBatch, SessionEntry, SessionStore } from '@switchboard/sessions';
 import { formatCollectPrompt } from '@switchboard/sessions';
 import type { GatewayConfig } from '../config/schema.ts';
-import type { BootstrapFile } from '../prompt/system-prompt.ts';
+import type { PromptSectionRegistry } from '../extensions/prompt-sections.ts';
+import type { ToolRegistry } from '../extensions/tool-registry.ts';
 import { runFinalOf } from '../protocol/run-final.ts';
 import type { ChannelManager } from './channels.ts';
 import { crashPoint } from './crash-points.ts';
@@ -61,8 +61,8 @@ export interface RunnerServices {
   readonly broadcast: Broadcast;
   readonly logger: Logger;
   readonly now: () => number;
-  readonly loadBootstrap: (workspace: string) => Promise<BootstrapFile[]>;
-  readonly pluginTools: (context: ToolContext) => readonly AnyAgentTool[];
+  readonly tools: ToolRegistry;
+  readonly promptSections: PromptSectionRegistry;
   readonly auth: AuthProfileManager;
   /** Undefined when compaction is turned off (`agents.defaults.compaction.enabled: false`). */
   readonly compactor: Compactor | undefined;

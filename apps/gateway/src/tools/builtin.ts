@@ -1,5 +1,6 @@
 import { type AnyAgentTool, defineTool } from '@switchboard/core-loop';
 import { z } from 'zod';
+import type { SendMessage } from '../extensions/tool-registry.ts';
 import { runAllowedCommand } from './exec.ts';
 import { type WebFetchOptions, webFetch } from './web-fetch.ts';
 import type { WorkspaceFiles } from './workspace-files.ts';
@@ -26,24 +27,12 @@ const messageParameters = z.object({
   threadId: z.string().optional(),
 });
 
-/** Where the `message` tool sends: the current conversation, or a named one. */
-export interface MessageTarget {
-  readonly channel: string;
-  readonly accountId?: string;
-  readonly to: string;
-  readonly threadId?: string;
-}
-
 export interface BuiltinToolsOptions {
   readonly workspace: WorkspaceFiles;
   readonly webFetch?: WebFetchOptions & { readonly enabled?: boolean };
   readonly exec?: { readonly allow: readonly string[]; readonly timeoutMs?: number };
   /** Sends text for the `message` tool; resolves with the platform message ids. Absent: no message tool. */
-  readonly sendMessage?: (
-    text: string,
-    target: MessageTarget | undefined,
-    signal: AbortSignal,
-  ) => Promise<readonly string[]>;
+  readonly sendMessage?: SendMessage;
 }
 
 /** The gateway's own tools, confined as ARCHITECTURE §6 requires. */

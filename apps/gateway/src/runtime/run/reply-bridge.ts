@@ -6,7 +6,7 @@ import type { AssistantMessage, OutboundMessage } from '@switchboard/hooks';
 import type { SessionEntry } from '@switchboard/sessions';
 import { createReplyStream } from '../../delivery/index.ts';
 import type { ReplyStream } from '../../delivery/reply-stream.ts';
-import type { MessageTarget } from '../../tools/builtin.ts';
+import type { MessageTarget } from '../../extensions/tool-registry.ts';
 import type { ChannelManager } from '../channels.ts';
 import type { LiveConfig } from '../live-config.ts';
 import type { SendOutbound } from '../outbound.ts';

@@ -2,19 +2,11 @@
 // (bootstrap files, before_prompt_build / before_agent_start), media and the user message.
 import { readFile } from 'node:fs/promises';
 import type { AnyAgentTool } from '@switchboard/core-loop';
-import type {
-  HookRunner,
-  ImageContent,
-  InboundMedia,
-  Logger,
-  ToolContext,
-  UserMessage,
-} from '@switchboard/hooks';
+import type { HookRunner, ImageContent, InboundMedia, Logger, UserMessage } from '@switchboard/hooks';
 import type { SessionStore } from '@switchboard/sessions';
 import type { GatewayConfig } from '../../config/schema.ts';
-import { type BootstrapFile, buildSystemPrompt } from '../../prompt/system-prompt.ts';
-import { createBuiltinTools, type MessageTarget } from '../../tools/builtin.ts';
-import { openWorkspace, type WorkspaceFiles } from '../../tools/workspace-files.ts';
+import type { PromptSectionRegistry } from '../../extensions/prompt-sections.ts';
+import type { SendMessage, ToolRegistry } from '../../extensions/tool-registry.ts';
 import { agentConfigOf } from '../model-selection.ts';
 import type { TurnInput } from '../turn-input.ts';
 
@@ -23,8 +15,8 @@ export interface TurnContextServices {
   readonly hooks: HookRunner;
   readonly logger: Logger;
   readonly now: () => number;
-  readonly loadBootstrap: (workspace: string) => Promise<BootstrapFile[]>;
-  readonly pluginTools: (context: ToolContext) => readonly AnyAgentTool[];
+  readonly tools: ToolRegistry;
+  readonly promptSections: PromptSectionRegistry;
   readonly workspaceFor: (agentId: string) => string;
 }
 
@@ -43,11 +35,7 @@ export interface TurnContextRequest {
   /** `<provider>/<model>` of the first attempt (before_prompt_build sees it). */
   readonly reference: string;
   /** The `message` tool's way out. */
-  readonly sendMessage: (
-    text: string,
-    target: MessageTarget | undefined,
-    signal: AbortSignal,
-  ) => Promise<readonly string[]>;
+  readonly sendMessage: SendMessage;
 }
 
 export interface TurnContext {
@@ -64,8 +52,6 @@ export interface TurnContextBuilder {
 
 export function createTurnContextBuilder(services: TurnContextServices): TurnContextBuilder {
   const { store, hooks, logger, now } = services;
-  /** By workspace path: a reload that moves an agent's workspace opens the new one. */
-  const workspaces = new Map<string, Promise<WorkspaceFiles>>();
   const dateFormatters = new Map<string, Intl.DateTimeFormat>();
   const dateFormatter = (timeZone: string): Intl.DateTimeFormat => {
     let formatter = dateFormatters.get(timeZone);
@@ -75,16 +61,6 @@ export function createTurnContextBuilder(services: TurnContextServices): TurnCon
     }
     return formatter;
   };
-
-  function workspace(agentId: string): Promise<WorkspaceFiles> {
-    const path = services.workspaceFor(agentId);
-    let files = workspaces.get(path);
-    if (files === undefined) {
-      files = openWorkspace(path);
-      workspaces.set(path, files);
-    }
-    return files;
-  }
 
   return {
     async resolveModel(scope, prompt, reference) {
@@ -106,42 +82,38 @@ export function createTurnContextBuilder(services: TurnContextServices): TurnCon
       const { agentId, sessionKey } = scope;
       let prompt = request.prompt;
       const agentConfig = agentConfigOf(config, agentId);
-      const files = await workspace(agentId);
-      const tools: AnyAgentTool[] = [
-        ...createBuiltinTools({
-          workspace: files,
-          webFetch: config.tools.webFetch ?? {},
-          exec: {
-            allow: config.tools.exec?.allow ?? [],
-            timeoutMs: (config.tools.exec?.timeoutSeconds ?? 30) * 1000,
-          },
-          sendMessage,
-        }),
-        ...services.pluginTools({
-          agentId,
-          sessionKey,
-          channel: last.channel,
-          accountId: last.accountId,
-          ...(last.senderId === undefined ? {} : { senderId: last.senderId }),
-          workspaceDir: files.root,
-        }),
-      ];
-      const allowed = agentConfig?.tools;
-      const usableTools = tools.filter(
-        (tool) =>
-          (allowed?.allow === undefined || allowed.allow.includes(tool.name)) &&
-          !(allowed?.deny ?? []).includes(tool.name),
-      );
-      const date = dateFormatter(config.agents.defaults.timeZone ?? 'UTC').format(now());
-      let systemPrompt = buildSystemPrompt({
+      const workspaceDir = services.workspaceFor(agentId);
+      const resolved = await services.tools.resolve({
+        config,
         agentId,
-        ...(agentConfig?.name === undefined ? {} : { agentName: agentConfig.name }),
-        bootstrapFiles: await services.loadBootstrap(files.root),
-        tools: usableTools.map((tool) => ({ name: tool.name, description: tool.description })),
-        date,
-        timeZone: config.agents.defaults.timeZone ?? 'UTC',
-        ...(last.origin === 'channel' ? { channel: { name: last.channel, chatType: last.chatType } } : {}),
+        sessionKey,
+        runId: scope.runId,
+        channel: last.channel,
+        accountId: last.accountId,
+        ...(last.senderId === undefined ? {} : { senderId: last.senderId }),
+        workspaceDir,
+        sendMessage,
       });
+      for (const excluded of resolved.excluded) {
+        if (excluded.reason === 'source_failed' || excluded.reason === 'duplicate')
+          logger.warn('tool left out of the turn', { agentId, ...excluded });
+      }
+      const usableTools: AnyAgentTool[] = resolved.tools;
+      const timeZone = config.agents.defaults.timeZone ?? 'UTC';
+      let systemPrompt = await services.promptSections.assemble(
+        {
+          config,
+          agentId,
+          ...(agentConfig?.name === undefined ? {} : { agentName: agentConfig.name }),
+          sessionKey,
+          workspaceDir,
+          tools: usableTools.map((tool) => ({ name: tool.name, description: tool.description })),
+          ...(last.origin === 'channel' ? { channel: { name: last.channel, chatType: last.chatType } } : {}),
+          date: dateFormatter(timeZone).format(now()),
+          timeZone,
+        },
+        (section, error) => logger.warn('prompt section left out', { section, error: String(error) }),
+      );
 
       if (hooks.has('before_prompt_build') || hooks.has('before_agent_start')) {
         const context = await store.buildContext(sessionKey);

@@ -1,0 +1,6 @@
+// The extensions every gateway sets up, in order. A feature adds one import and one entry;
+// each extension does nothing for a feature its config leaves off.
+import { coreExtension } from './core.ts';
+import type { GatewayExtension } from './extension.ts';
+
+export const builtinExtensions: readonly GatewayExtension[] = [coreExtension];
