@@ -22,7 +22,7 @@ describe('the install commands', () => {
   it('both README commands install exactly that pnpm, and README.md and AGENTS.md name no other', () => {
     const prefix = `npm install -g pnpm@${pinned} && pnpm install && `;
     expect(readmeCommand('Start the gateway')).toBe(`${prefix}pnpm start`);
-    expect(readmeCommand('Run the tests')).toBe(`${prefix}./scripts/install-chromium.sh && pnpm test`);
+    expect(readmeCommand('Run the tests')).toBe(`${prefix}./scripts/install-test-packages.sh && pnpm test`);
     for (const file of ['README.md', 'AGENTS.md']) {
       const versions = pnpmVersionsIn(readRootFile(file));
       expect(versions.length, file).toBeGreaterThan(0);
