@@ -16,7 +16,12 @@ export type SchedulerEvent =
     }
   | { readonly type: 'run_finished'; readonly entry: RunHistoryEntry }
   /** A due time that passed while the gateway was down, skipped by the job's `catchUp: skip`. */
-  | { readonly type: 'run_missed'; readonly jobId: string; readonly scheduledForMs: number; readonly nextRunAtMs: number | undefined }
+  | {
+      readonly type: 'run_missed';
+      readonly jobId: string;
+      readonly scheduledForMs: number;
+      readonly nextRunAtMs: number | undefined;
+    }
   /** `failureAlertAfter` failed runs in a row (at most once per cooldown). */
   | {
       readonly type: 'failure_alert';

@@ -48,7 +48,8 @@ function minutesOf(text: string): number | undefined {
 /** Throws a readable Error when `start`/`end` are not "HH:MM" or the time zone is unknown. */
 export function validateActiveHours(hours: ActiveHours): void {
   for (const key of ['start', 'end'] as const) {
-    if (minutesOf(hours[key]) === undefined) throw new Error(`activeHours.${key}: "${hours[key]}" is not a time like 08:00`);
+    if (minutesOf(hours[key]) === undefined)
+      throw new Error(`activeHours.${key}: "${hours[key]}" is not a time like 08:00`);
   }
   if (hours.timezone !== undefined) {
     try {
@@ -89,7 +90,11 @@ export interface HeartbeatInput {
 export function decideHeartbeat(input: HeartbeatInput): HeartbeatDecision {
   if (input.activeHours !== undefined && !isWithinActiveHours(input.nowMs, input.activeHours)) {
     const { start, end, timezone } = input.activeHours;
-    return { run: false, reason: 'outside_active_hours', detail: `outside active hours ${start}–${end}${timezone === undefined ? '' : ` ${timezone}`}` };
+    return {
+      run: false,
+      reason: 'outside_active_hours',
+      detail: `outside active hours ${start}–${end}${timezone === undefined ? '' : ` ${timezone}`}`,
+    };
   }
   if (isHeartbeatFileEmpty(input.fileContent)) {
     return {

@@ -125,15 +125,21 @@ const jobSpecObject = z
   .strict();
 
 /** Validates a job as written (the `cron` tool's and `cron.add`'s parameters). */
-export const jobSpecSchema: z.ZodType<Omit<JobSpec, 'sessionTarget'> & Pick<JobSpecInput, 'sessionTarget'>, JobSpecInput> =
-  jobSpecObject;
+export const jobSpecSchema: z.ZodType<
+  Omit<JobSpec, 'sessionTarget'> & Pick<JobSpecInput, 'sessionTarget'>,
+  JobSpecInput
+> = jobSpecObject;
 
 /** A change to a job: any field of the spec; `delivery: null` removes the delivery. */
-export type JobPatch = Partial<Omit<JobSpecInput, 'delivery'>> & { delivery?: DeliveryInput | null | undefined };
+export type JobPatch = Partial<Omit<JobSpecInput, 'delivery'>> & {
+  delivery?: DeliveryInput | null | undefined;
+};
 
 /** Validates a job patch (`cron.update`, the `cron` tool's `update`). */
-export const jobPatchSchema: z.ZodType<Partial<Omit<JobSpec, 'delivery'>> & { delivery?: Delivery | null | undefined }, JobPatch> =
-  jobSpecObject
+export const jobPatchSchema: z.ZodType<
+  Partial<Omit<JobSpec, 'delivery'>> & { delivery?: Delivery | null | undefined },
+  JobPatch
+> = jobSpecObject
   .omit({ enabled: true, catchUp: true })
   .partial()
   .extend({
@@ -194,7 +200,10 @@ function sessionTargetOf(payload: Payload): 'main' | 'isolated' {
 
 function checkTarget(spec: JobSpec): JobSpec {
   if (spec.payload.kind === 'systemEvent' && spec.sessionTarget !== 'main') {
-    throw new SchedulerError('SCHEDULER_INVALID_JOB', 'job.sessionTarget: a systemEvent runs in the main session only');
+    throw new SchedulerError(
+      'SCHEDULER_INVALID_JOB',
+      'job.sessionTarget: a systemEvent runs in the main session only',
+    );
   }
   if (spec.payload.kind === 'agentTurn' && spec.sessionTarget !== 'isolated') {
     throw new SchedulerError(
@@ -212,9 +221,15 @@ function checkTarget(spec: JobSpec): JobSpec {
 export function parseJobSpec(input: unknown, options: { allowHeartbeat?: boolean } = {}): JobSpec {
   const result = jobSpecSchema.safeParse(input);
   if (!result.success) throw new SchedulerError('SCHEDULER_INVALID_JOB', describeIssues(result.error, 'job'));
-  const spec = { ...result.data, sessionTarget: result.data.sessionTarget ?? sessionTargetOf(result.data.payload) };
+  const spec = {
+    ...result.data,
+    sessionTarget: result.data.sessionTarget ?? sessionTargetOf(result.data.payload),
+  };
   if (spec.payload.kind === 'heartbeat' && options.allowHeartbeat !== true) {
-    throw new SchedulerError('SCHEDULER_INVALID_JOB', 'job.payload.kind: heartbeat jobs are made from config only');
+    throw new SchedulerError(
+      'SCHEDULER_INVALID_JOB',
+      'job.payload.kind: heartbeat jobs are made from config only',
+    );
   }
   return checkTarget(spec);
 }
@@ -222,9 +237,17 @@ export function parseJobSpec(input: unknown, options: { allowHeartbeat?: boolean
 /** Applies a validated patch to a spec and validates the result. */
 export function applyJobPatch(spec: JobSpec, patchInput: unknown): JobSpec {
   const result = jobPatchSchema.safeParse(patchInput);
-  if (!result.success) throw new SchedulerError('SCHEDULER_INVALID_JOB', describeIssues(result.error, 'patch'));
+  if (!result.success)
+    throw new SchedulerError('SCHEDULER_INVALID_JOB', describeIssues(result.error, 'patch'));
   const { delivery, ...rest } = result.data;
-  const merged: Record<string, unknown> = { ...spec, ...rest };
+  const { name, agentId, enabled, deleteAfterRun, schedule, sessionTarget, payload, catchUp } = spec;
+  const current = { name, agentId, enabled, deleteAfterRun, schedule, sessionTarget, payload, catchUp };
+  const merged: Record<string, unknown> = {
+    ...current,
+    ...(spec.delivery === undefined ? {} : { delivery: spec.delivery }),
+    ...rest,
+  };
+  for (const key of Object.keys(merged)) if (merged[key] === undefined) delete merged[key];
   if (delivery === null) delete merged.delivery;
   else if (delivery !== undefined) merged.delivery = delivery;
   if (rest.payload !== undefined && rest.sessionTarget === undefined) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SchedulerError } from './errors.ts';
+import type { SchedulerError } from './errors.ts';
 import { nextRunAfter, validateSchedule } from './schedule.ts';
 
 const at = (iso: string) => Date.parse(iso);

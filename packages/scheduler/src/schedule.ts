@@ -27,7 +27,10 @@ function atMs(at: string): number {
   const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(at.trim());
   const parsed = Date.parse(hasZone || dateOnly ? at : `${at}Z`);
   if (!/^\d{4}-\d{2}-\d{2}/.test(at.trim()) || Number.isNaN(parsed)) {
-    throw new SchedulerError('SCHEDULER_INVALID_SCHEDULE', `at "${at}" is not an ISO time like 2026-05-01T09:00:00+02:00`);
+    throw new SchedulerError(
+      'SCHEDULER_INVALID_SCHEDULE',
+      `at "${at}" is not an ISO time like 2026-05-01T09:00:00+02:00`,
+    );
   }
   return parsed;
 }

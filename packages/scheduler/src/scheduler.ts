@@ -151,13 +151,20 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     for (const [id, at] of due) {
       if (at > now) continue;
       due.delete(id);
-      void runDue(id).catch((error: unknown) => logger.error('scheduled run failed to start', { jobId: id, error: String(error) }));
+      void runDue(id).catch((error: unknown) =>
+        logger.error('scheduled run failed to start', { jobId: id, error: String(error) }),
+      );
     }
     arm();
   }
 
   function index(job: Job): void {
-    if (job.enabled && job.state.running === undefined && job.state.nextRunAtMs !== undefined && !inFlight.has(job.id)) {
+    if (
+      job.enabled &&
+      job.state.running === undefined &&
+      job.state.nextRunAtMs !== undefined &&
+      !inFlight.has(job.id)
+    ) {
       due.set(job.id, job.state.nextRunAtMs);
     } else {
       due.delete(job.id);
@@ -185,7 +192,12 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     return nextRunAfter(job.schedule, Math.max(now, scheduledForMs), job.createdAtMs);
   }
 
-  async function claimAndRun(job: Job, reason: RunReason, scheduledForMs: number, nextRunAtMs: number | undefined) {
+  async function claimAndRun(
+    job: Job,
+    reason: RunReason,
+    scheduledForMs: number,
+    nextRunAtMs: number | undefined,
+  ) {
     const run: ClaimedRun = { runId: newId(), scheduledForMs, startedAtMs: timers.now(), reason };
     const claimed = await store.claim(job.id, job.revision, run, nextRunAtMs);
     if (claimed === undefined) return undefined;
@@ -229,13 +241,20 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       return finish(job.id, run, result);
     })();
     inFlight.set(job.id, promise);
-    void promise.finally(() => {
-      if (inFlight.get(job.id) === promise) inFlight.delete(job.id);
-    }).catch(() => undefined);
+    void promise
+      .finally(() => {
+        if (inFlight.get(job.id) === promise) inFlight.delete(job.id);
+      })
+      .catch(() => undefined);
     return promise;
   }
 
-  function nextState(job: Job, run: ClaimedRun, result: RunResult, now: number): { state: JobState; done: boolean } {
+  function nextState(
+    job: Job,
+    run: ClaimedRun,
+    result: RunResult,
+    now: number,
+  ): { state: JobState; done: boolean } {
     const base: JobState = { ...job.state, running: undefined };
     if (result.status === 'skipped' && result.retryInMs !== undefined) {
       return { state: { ...base, nextRunAtMs: now + result.retryInMs }, done: false };
@@ -275,7 +294,12 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     if (errors >= alertAfter && (lastAlertAtMs === undefined || now - lastAlertAtMs >= alertCooldownMs)) {
       lastAlertAtMs = now;
       emit({ type: 'failure_alert', job, consecutiveErrors: errors, lastError: result.error });
-      logger.error('scheduled job keeps failing', { jobId: job.id, job: job.name, consecutiveErrors: errors, error: result.error });
+      logger.error('scheduled job keeps failing', {
+        jobId: job.id,
+        job: job.name,
+        consecutiveErrors: errors,
+        error: result.error,
+      });
     }
     return {
       state: { ...common, lastError: result.error, consecutiveErrors: errors, nextRunAtMs, lastAlertAtMs },
@@ -327,7 +351,8 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     emit({ type: 'run_finished', entry });
     const fields = { jobId: id, runId: run.runId, status: entry.status, durationMs: entry.durationMs };
     if (result.status === 'error') logger.warn('scheduled run failed', { ...fields, error: result.error });
-    else if (result.status === 'skipped') logger.info('scheduled run skipped', { ...fields, detail: result.detail });
+    else if (result.status === 'skipped')
+      logger.info('scheduled run skipped', { ...fields, detail: result.detail });
     else logger.info('scheduled run finished', { ...fields, delivery: result.deliveryStatus });
     return entry;
   }
@@ -345,8 +370,12 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     }
     const next = following(job, dueAt, now);
     if (job.catchUp === 'runOnce') {
-      logger.info('running a job once for the runs it missed while the gateway was down', { jobId: job.id, missedAtMs: dueAt });
-      if ((await claimAndRun(job, 'catch_up', dueAt, next)) === undefined) index((await store.getJob(job.id)) ?? job);
+      logger.info('running a job once for the runs it missed while the gateway was down', {
+        jobId: job.id,
+        missedAtMs: dueAt,
+      });
+      if ((await claimAndRun(job, 'catch_up', dueAt, next)) === undefined)
+        index((await store.getJob(job.id)) ?? job);
       return;
     }
     const skipped: RunHistoryEntry = {
@@ -380,7 +409,12 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       return;
     }
     const written = await store.putJob(
-      { ...job, enabled: finished ? false : job.enabled, updatedAtMs: now, state: { ...job.state, nextRunAtMs: next } },
+      {
+        ...job,
+        enabled: finished ? false : job.enabled,
+        updatedAtMs: now,
+        state: { ...job.state, nextRunAtMs: next },
+      },
       { expectedRevision: job.revision },
     );
     index(written ?? (await store.getJob(job.id)) ?? job);
@@ -412,7 +446,10 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       const now = timers.now();
       const nextRunAtMs = firstRun(spec, now, now);
       if (spec.enabled && nextRunAtMs === undefined) {
-        throw new SchedulerError('SCHEDULER_INVALID_SCHEDULE', `job.schedule: "${JSON.stringify(spec.schedule)}" has no run after now`);
+        throw new SchedulerError(
+          'SCHEDULER_INVALID_SCHEDULE',
+          `job.schedule: "${JSON.stringify(spec.schedule)}" has no run after now`,
+        );
       }
       const id = addOptions.id ?? newId();
       const job: Job = {
@@ -425,7 +462,8 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
         state: initialJobState(nextRunAtMs),
       };
       const written = await store.putJob(job, { expectedRevision: 0 });
-      if (written === undefined) throw new SchedulerError('SCHEDULER_INVALID_JOB', `job.id: a job with id ${id} exists`);
+      if (written === undefined)
+        throw new SchedulerError('SCHEDULER_INVALID_JOB', `job.id: a job with id ${id} exists`);
       jobCount += 1;
       index(written);
       emit({ type: 'job_added', job: written });
@@ -455,7 +493,10 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
         emit({ type: 'job_updated', job: written });
         return written;
       }
-      throw new SchedulerError('SCHEDULER_JOB_RUNNING', `job ${id} kept changing while it was updated; try again`);
+      throw new SchedulerError(
+        'SCHEDULER_JOB_RUNNING',
+        `job ${id} kept changing while it was updated; try again`,
+      );
     },
 
     async remove(id) {
@@ -478,10 +519,17 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       assertRunning();
       const job = await mustGet(id);
       if (job.state.running !== undefined || inFlight.has(id)) {
-        throw new SchedulerError('SCHEDULER_JOB_RUNNING', `job ${id} has a run in progress (${job.state.running?.runId ?? 'starting'})`);
+        throw new SchedulerError(
+          'SCHEDULER_JOB_RUNNING',
+          `job ${id} has a run in progress (${job.state.running?.runId ?? 'starting'})`,
+        );
       }
       const entry = await claimAndRun(job, 'manual', timers.now(), job.state.nextRunAtMs);
-      if (entry === undefined) throw new SchedulerError('SCHEDULER_JOB_RUNNING', `job ${id} changed or started a run meanwhile; try again`);
+      if (entry === undefined)
+        throw new SchedulerError(
+          'SCHEDULER_JOB_RUNNING',
+          `job ${id} changed or started a run meanwhile; try again`,
+        );
       return entry;
     },
 

@@ -83,7 +83,11 @@ export function createStateSchedulerStore(
     claim(id, expectedRevision, run: ClaimedRun, nextRunAtMs) {
       return serial(async () => {
         const current = await read(id);
-        if (current === undefined || current.revision !== expectedRevision || current.state.running !== undefined) {
+        if (
+          current === undefined ||
+          current.revision !== expectedRevision ||
+          current.state.running !== undefined
+        ) {
           return undefined;
         }
         const claimed: Job = {

@@ -52,7 +52,12 @@ export interface SchedulerStore {
    * Claims a run of the job at `expectedRevision`: sets `state.running` and `nextRunAtMs`,
    * and writes a `running` history entry. Undefined when someone else changed the job first.
    */
-  claim(id: string, expectedRevision: number, run: ClaimedRun, nextRunAtMs: number | undefined): Promise<Job | undefined>;
+  claim(
+    id: string,
+    expectedRevision: number,
+    run: ClaimedRun,
+    nextRunAtMs: number | undefined,
+  ): Promise<Job | undefined>;
   /** Writes (creates or replaces) a history entry. */
   putRun(entry: RunHistoryEntry): Promise<void>;
   /** Newest first. */
