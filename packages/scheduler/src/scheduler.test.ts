@@ -174,6 +174,27 @@ describe('the scheduler', () => {
     expect(restarted.calls[1]!.resumed).toBe(false);
   });
 
+  it('leaves a run interrupted by stop() claimed, and the next start resumes it', async () => {
+    const first = harness(
+      ({ signal }) =>
+        new Promise<RunResult>((resolve) => {
+          signal.addEventListener('abort', () => resolve({ status: 'error', error: 'shutting down' }));
+        }),
+    );
+    await first.scheduler.start();
+    const job = await first.scheduler.add(everyMinute);
+    timers.advance(minute);
+    await vi.waitFor(() => expect(first.calls).toHaveLength(1));
+    await first.scheduler.stop();
+    expect(finished(first.events)).toHaveLength(0);
+    expect((await store.getJob(job.id))!.state.running?.runId).toBe(first.calls[0]!.run.runId);
+    const second = harness();
+    await second.scheduler.start();
+    await vi.waitFor(() => expect(finished(second.events)).toHaveLength(1));
+    expect(second.calls[0]).toMatchObject({ resumed: true, run: { runId: first.calls[0]!.run.runId } });
+    expect((await store.getJob(job.id))!.state.consecutiveErrors).toBe(0);
+  });
+
   it('skips runs missed while the gateway was down by default, and says so', async () => {
     const before = harness();
     await before.scheduler.start();

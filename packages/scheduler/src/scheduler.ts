@@ -238,6 +238,11 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       } catch (error) {
         result = { status: 'error', error: error instanceof Error ? error.message : String(error) };
       }
+      if (abort.signal.aborted) {
+        // Stopped mid-run: the claim stays, and the next start resumes the run with its id.
+        logger.info('scheduled run left claimed for the next start', { jobId: job.id, runId: run.runId });
+        return interruptedEntry(job.id, run);
+      }
       return finish(job.id, run, result);
     })();
     inFlight.set(job.id, promise);
@@ -247,6 +252,24 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       })
       .catch(() => undefined);
     return promise;
+  }
+
+  function interruptedEntry(id: string, run: ClaimedRun): RunHistoryEntry {
+    return {
+      jobId: id,
+      runId: run.runId,
+      reason: run.reason,
+      scheduledForMs: run.scheduledForMs,
+      startedAtMs: run.startedAtMs,
+      status: 'running',
+      endedAtMs: undefined,
+      durationMs: undefined,
+      usage: undefined,
+      deliveryStatus: undefined,
+      messageIds: undefined,
+      error: undefined,
+      detail: 'interrupted by a shutdown; resumed at the next start',
+    };
   }
 
   function nextState(

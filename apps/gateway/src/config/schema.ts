@@ -2,6 +2,7 @@ import { authConfigSchema } from '@switchboard/auth-profiles';
 import { pluginsConfigSchema } from '@switchboard/hooks';
 import { agentEntrySchema, bindingsSchema, dmScopeSchema, sessionConfigSchema } from '@switchboard/routing';
 import { z } from 'zod';
+import { cronConfigSchema, heartbeatConfigSchema } from './schema-scheduler.ts';
 
 /**
  * The gateway configuration (`switchboard.json`, JSON5). Keys follow OpenClaw's shape where
@@ -83,6 +84,7 @@ const agentDefaultsSchema = z.strictObject({
   typingIntervalSeconds: z.number().positive().default(6),
   compaction: compactionSchema.optional(),
   timeZone: z.string().optional(),
+  heartbeat: heartbeatConfigSchema.optional(),
 });
 
 const agentToolsSchema = z.strictObject({
@@ -96,6 +98,7 @@ const agentSchema = z.strictObject({
   model: modelChoiceSchema.optional(),
   thinking: thinkingLevelSchema.optional(),
   tools: agentToolsSchema.optional(),
+  heartbeat: heartbeatConfigSchema.optional(),
 });
 
 const resetPolicySchema = z.strictObject({
@@ -228,6 +231,7 @@ export const gatewayConfigSchema = z.strictObject({
   plugins: pluginsConfigSchema.optional(),
   tools: toolsSchema.default({}),
   logging: loggingSchema.default({ level: 'info' }),
+  cron: cronConfigSchema.prefault({}),
 });
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
