@@ -67,6 +67,7 @@ export function chatMethods(services: MethodServices): GatewayMethod[] {
           ...(params.agentId === undefined ? {} : { agentId: params.agentId }),
           ...(params.thinking === undefined ? {} : { thinking: params.thinking }),
           ...(params.timeoutMs === undefined ? {} : { timeoutMs: params.timeoutMs }),
+          ...(params.queueMode === undefined ? {} : { queueMode: params.queueMode }),
           images: imagesFrom(params.attachments),
           channel: 'webchat',
         });

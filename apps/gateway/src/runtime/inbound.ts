@@ -87,16 +87,21 @@ export function createInbound(dependencies: InboundDependencies): Inbound {
   }
 
   function enqueue(input: TurnInput): void {
-    // Protocol clients send one turn per call: no collecting, no debounce.
+    // A protocol message takes the queue mode its call named (default followup), without
+    // debounce: the client sent it whole. Collected ones merge per session.
     const options =
-      input.origin === 'rpc' ? { mode: 'followup' as const, debounceMs: 0 } : queueOptions(input.channel);
+      input.origin === 'rpc'
+        ? { mode: input.queueMode ?? ('followup' as const), debounceMs: 0 }
+        : queueOptions(input.channel);
     const result = dependencies.dispatcher.enqueue(input.sessionKey, {
       id: refKey(input.ref),
       text: input.text,
       payload: input,
       routeKey:
         input.origin === 'rpc'
-          ? `rpc:${refKey(input.ref)}`
+          ? input.queueMode === 'collect'
+            ? `rpc:${input.sessionKey}`
+            : `rpc:${refKey(input.ref)}`
           : input.kind === 'compact'
             ? `compact:${refKey(input.ref)}`
             : `${input.channel}:${input.accountId}:${input.peer?.id}:${input.threadId ?? ''}`,
@@ -289,6 +294,7 @@ export function createInbound(dependencies: InboundDependencies): Inbound {
         ...(submission.deliver === undefined ? {} : { deliver: submission.deliver }),
         ...(submission.thinking === undefined ? {} : { thinking: submission.thinking }),
         ...(submission.timeoutMs === undefined ? {} : { timeoutMs: submission.timeoutMs }),
+        ...(submission.queueMode === undefined ? {} : { queueMode: submission.queueMode }),
         receivedAt: now(),
       };
       const journaled = await journal.received({

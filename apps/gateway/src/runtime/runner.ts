@@ -34,7 +34,14 @@ import { type AttemptTarget, credentialsOf } from './run/attempt-target.ts';
 import { runAttempts, type TurnState } from './run/attempts.ts';
 import { runCompaction } from './run/compaction-run.ts';
 import { completeRun } from './run/completion.ts';
-import { assistantText, errorOf, lastAssistant, visibleText, zeroUsage } from './run/messages.ts';
+import {
+  assistantText,
+  errorOf,
+  lastAssistant,
+  stoppedTurnNote,
+  visibleText,
+  zeroUsage,
+} from './run/messages.ts';
 import { createRecovery } from './run/recovery.ts';
 import { createReplyBridge, createToolSender, feedReply, replyTarget } from './run/reply-bridge.ts';
 import { createSessionPreparation } from './run/session-preparation.ts';
@@ -290,7 +297,7 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
       if (attempts.sessionPin !== undefined) pinToSave = attempts.sessionPin;
 
       const turnMessages = agent.state.messages.slice(state.turnStartsAt);
-      const newMessages = agent.state.messages.slice(state.unpersistedFrom);
+      let newMessages = agent.state.messages.slice(state.unpersistedFrom);
       finalMessage = lastAssistant(turnMessages);
       texts = turnMessages
         .filter(
@@ -312,6 +319,11 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
       };
       if (runController.signal.aborted) {
         status = timedOut ? 'error' : 'aborted';
+        if (!services.isShuttingDown())
+          newMessages = [
+            ...newMessages,
+            stoppedTurnNote(timedOut ? 'timeout' : 'user', state.current.target.model, now()),
+          ];
         if (timedOut)
           errorText = `The reply took longer than ${Math.round(runTimeoutMs / 1000)} s and was stopped.`;
       } else if (failure !== undefined || finalMessage?.stopReason === 'error') {

@@ -1,6 +1,6 @@
 import type { ThinkingLevel } from '@switchboard/core-loop';
 import type { ChatType, ImageContent, InboundMedia, Peer } from '@switchboard/hooks';
-import type { InboundRef } from '@switchboard/sessions';
+import type { InboundRef, QueueMode } from '@switchboard/sessions';
 
 /** The journal channel used for messages that arrive over the WebSocket protocol. */
 export const rpcChannel = 'gateway';
@@ -36,6 +36,11 @@ export interface TurnInput {
   readonly deliver?: boolean;
   readonly thinking?: ThinkingLevel;
   readonly timeoutMs?: number;
+  /**
+   * Protocol runs: how the message meets a busy session (`chat.send`'s `queueMode`); absent
+   * is `followup`. Channel messages take `messages.queue` instead.
+   */
+  readonly queueMode?: QueueMode;
   readonly receivedAt: number;
   /** Set when the message is replayed from the journal after a restart. */
   readonly recovered?: boolean;

@@ -55,3 +55,32 @@ export function dropFailedTail(agent: Agent): void {
 export function isModelMessage(message: AgentMessage): message is Message {
   return message.role === 'user' || message.role === 'assistant' || message.role === 'toolResult';
 }
+
+/**
+ * The note a stopped turn leaves in the transcript. Replay drops an aborted answer, so
+ * without it the stopped prompt and the next one reach the model as one request and it
+ * answers the question the user stopped; with it, the model sees that answer as ended.
+ */
+export function stoppedTurnNote(
+  why: 'user' | 'timeout',
+  model: { readonly provider: string; readonly id: string },
+  timestamp: number,
+): AssistantMessage {
+  return {
+    role: 'assistant',
+    content: [
+      {
+        type: 'text',
+        text:
+          why === 'user'
+            ? '[This answer was stopped by the user before it finished. Do not resume it unless asked.]'
+            : '[This answer was stopped because it took too long. Do not resume it unless asked.]',
+      },
+    ],
+    provider: model.provider,
+    model: model.id,
+    usage: zeroUsage,
+    stopReason: 'stop',
+    timestamp,
+  };
+}
