@@ -41,7 +41,7 @@ export function classifyOpenAIFailure(
   if (options.signal?.aborted !== true && typeof shape.status !== 'number') {
     // An error event inside a 200 stream: no status, only OpenAI's error type or code.
     const inStream =
-      shape.type === 'server_error'
+      shape.type === 'server_error' || shape.code === 'server_error'
         ? 'timeout'
         : shape.code === 'rate_limit_exceeded'
           ? 'rate_limit'

@@ -418,7 +418,7 @@ function writeStream(
     };
     text += doneSentinel
       ? `data: ${JSON.stringify({ error })}\n\n`
-      : `event: error\ndata: ${JSON.stringify({ ...error, type: 'error' })}\n\n`;
+      : `event: error\ndata: ${JSON.stringify({ ...error, type: 'error', code: 'server_error' })}\n\n`;
     response.end(text);
     return;
   }
