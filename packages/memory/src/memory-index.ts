@@ -307,10 +307,10 @@ export async function openMemoryIndex(options: MemoryIndexOptions): Promise<Memo
     counters.syncs++;
     const report = { checked, indexed, removed, durationMs: performance.now() - started };
     lastSync = { ...report, at: now() };
-    if (indexed + removed > 0) {
+    if (indexed + removed > 0)
       logger.debug('memory: index synced', { workspaceDir: locations.workspaceDir, ...report });
-      scheduleEmbedding();
-    }
+    // A full sync also retries embeddings that failed before and catches up after a model change.
+    if (indexed + removed > 0 || targets === 'all') scheduleEmbedding();
     return report;
   }
 
