@@ -45,6 +45,10 @@ Local checks
   config schema                     print the JSON Schema of the config
   config reload                     make the running gateway read its config again
                                     (also on SIGHUP and, by default, when the file changes)
+Moving from OpenClaw
+  import openclaw [--from DIR] [--dry-run] [--only PARTS] [--force]
+                                    carry over config, credentials, paired senders,
+                                    sessions, cron jobs and workspaces (import openclaw --help)
   --version, --help
 
 Exit codes: 0 ok, 1 failed, 2 usage, 3 no gateway running, 4 token refused,
@@ -102,6 +106,10 @@ function parse(argv: readonly string[]): ParsedCommand {
       'with-token': { type: 'boolean' },
       follow: { type: 'boolean' },
       strict: { type: 'boolean' },
+      from: { type: 'string' },
+      'dry-run': { type: 'boolean' },
+      only: { type: 'string' },
+      force: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },
@@ -435,6 +443,14 @@ export async function runCli(argv: readonly string[], io: CliIo = defaultIo): Pr
   if (values.help === true && words[0] === 'config' && words[1] === 'validate') {
     io.out(configValidateUsage);
     return exitCodes.ok;
+  }
+  if (words[0] === 'import') {
+    const { importCommand } = await import('../import/import-command.ts');
+    try {
+      return await importCommand(words, values, io);
+    } catch (error) {
+      return reportFailure(error, io);
+    }
   }
   if (values.help === true || words.length === 0) {
     io.out(usage);

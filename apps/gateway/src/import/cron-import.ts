@@ -1,0 +1,70 @@
+// Cron jobs: ~/.openclaw/cron/jobs.json in 2026.6, the cron_jobs table of the shared database
+// in 2026.9. Switchboard has no scheduler yet (packages/scheduler has not landed), so the
+// jobs are kept, unchanged, in a file of the Switchboard state directory and reported as not
+// imported; the scheduler can read that file when it lands.
+import { existsSync } from 'node:fs';
+import {
+  isRecord,
+  type OpenClawLayout,
+  openReadOnlyDatabase,
+  readJsonFile,
+  tableExists,
+} from './openclaw-source.ts';
+
+export interface OpenClawCronJob {
+  readonly id: string;
+  readonly name: string;
+  readonly enabled: boolean;
+  readonly agentId: string | undefined;
+  /** The job as OpenClaw stored it (schedule, payload, delivery, state). */
+  readonly job: Readonly<Record<string, unknown>>;
+  readonly source: string;
+}
+
+export async function readCronJobs(layout: OpenClawLayout): Promise<OpenClawCronJob[]> {
+  const jobs: OpenClawCronJob[] = [];
+  const add = (value: unknown, source: string, state?: unknown) => {
+    if (!isRecord(value) || typeof value.id !== 'string') return;
+    if (jobs.some((job) => job.id === value.id)) return;
+    jobs.push({
+      id: value.id,
+      name: typeof value.name === 'string' ? value.name : value.id,
+      enabled: value.enabled !== false,
+      agentId: typeof value.agentId === 'string' ? value.agentId : undefined,
+      job: isRecord(state) && value.state === undefined ? { ...value, state } : value,
+      source,
+    });
+  };
+  if (existsSync(layout.stateDatabasePath)) {
+    const database = await openReadOnlyDatabase(layout.stateDatabasePath);
+    try {
+      if (tableExists(database, 'cron_jobs')) {
+        for (const row of database
+          .prepare('SELECT job_json, state_json FROM cron_jobs ORDER BY sort_order, job_id')
+          .all()) {
+          try {
+            add(
+              JSON.parse(String(row.job_json)),
+              `${layout.stateDatabasePath} (cron_jobs)`,
+              JSON.parse(String(row.state_json)),
+            );
+          } catch {
+            // An unreadable row is reported by count below (jobs found vs rows).
+          }
+        }
+      }
+    } finally {
+      database.close();
+    }
+  }
+  if (existsSync(layout.cronJobsPath)) {
+    const value = readJsonFile(layout.cronJobsPath);
+    const list = Array.isArray(value)
+      ? value
+      : isRecord(value) && Array.isArray(value.jobs)
+        ? value.jobs
+        : [];
+    for (const job of list) add(job, layout.cronJobsPath);
+  }
+  return jobs;
+}
