@@ -2,7 +2,9 @@ import { authConfigSchema } from '@switchboard/auth-profiles';
 import { pluginsConfigSchema } from '@switchboard/hooks';
 import { agentEntrySchema, bindingsSchema, dmScopeSchema, sessionConfigSchema } from '@switchboard/routing';
 import { z } from 'zod';
+import { memoryConfigSchema, memorySearchConfigSchema } from './schema-memory.ts';
 import { cronConfigSchema, heartbeatConfigSchema } from './schema-scheduler.ts';
+import { agentSkillsSchema, skillsConfigSchema } from './schema-skills.ts';
 
 /**
  * The gateway configuration (`switchboard.json`, JSON5). Keys follow OpenClaw's shape where
@@ -85,6 +87,9 @@ const agentDefaultsSchema = z.strictObject({
   compaction: compactionSchema.optional(),
   timeZone: z.string().optional(),
   heartbeat: heartbeatConfigSchema.optional(),
+  skills: agentSkillsSchema,
+  /** OpenClaw's older name of `memory.search` (an alias; `memory.search` wins key by key). */
+  memorySearch: memorySearchConfigSchema.optional(),
 });
 
 const agentToolsSchema = z.strictObject({
@@ -99,6 +104,7 @@ const agentSchema = z.strictObject({
   thinking: thinkingLevelSchema.optional(),
   tools: agentToolsSchema.optional(),
   heartbeat: heartbeatConfigSchema.optional(),
+  skills: agentSkillsSchema,
 });
 
 const resetPolicySchema = z.strictObject({
@@ -232,6 +238,8 @@ export const gatewayConfigSchema = z.strictObject({
   tools: toolsSchema.default({}),
   logging: loggingSchema.default({ level: 'info' }),
   cron: cronConfigSchema.prefault({}),
+  skills: skillsConfigSchema.prefault({}),
+  memory: memoryConfigSchema.optional(),
 });
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;

@@ -2,5 +2,8 @@
 // each extension does nothing for a feature its config leaves off.
 import { coreExtension } from './core.ts';
 import type { GatewayExtension } from './extension.ts';
+import { schedulerExtension } from './scheduler.ts';
+import { memoryExtension } from './memory.ts';
+import { skillsExtension } from './skills.ts';
 
-export const builtinExtensions: readonly GatewayExtension[] = [coreExtension];
+export const builtinExtensions: readonly GatewayExtension[] = [coreExtension, skillsExtension, memoryExtension];
