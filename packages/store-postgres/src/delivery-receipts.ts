@@ -1,0 +1,127 @@
+/**
+ * Delivery receipts on PostgreSQL. A claim held by a live instance (this one or another
+ * replica) answers `in-progress`; a claim left by an instance that is gone is taken over
+ * with `recovered: true`. The receipt row is locked while deciding, so racing claims from
+ * any number of replicas produce one `claimed`.
+ */
+import {
+  type DeliveryClaim,
+  type DeliveryReceipt,
+  type DeliveryReceiptStore,
+  type DeliveryRow,
+  deliveryFromRow,
+  requireKey,
+  SessionsError,
+} from '@switchboard/sessions';
+import type { Database, Queryable } from './database.ts';
+
+interface ClaimRow extends DeliveryRow {
+  owner_alive: boolean;
+}
+
+async function lockReceipt(client: Queryable, key: string): Promise<ClaimRow | undefined> {
+  const { rows } = await client.query<ClaimRow>(
+    'SELECT *, switchboard_owner_alive(owner_id) AS owner_alive FROM delivery_receipts WHERE idempotency_key = $1 FOR UPDATE',
+    [key],
+  );
+  return rows[0];
+}
+
+export function createDeliveryReceipts(database: Database): DeliveryReceiptStore {
+  const { now, ownerId } = database;
+  return {
+    async claimDelivery(key, details = {}): Promise<DeliveryClaim> {
+      requireKey(key, 'key');
+      return database.transaction('claimDelivery', async (client) => {
+        const at = now();
+        const inserted = await client.query<DeliveryRow>(
+          `INSERT INTO delivery_receipts (idempotency_key, state, attempts, owner_id, claimed_at, updated_at, details)
+           VALUES ($1, 'claimed', 1, $2, $3, $3, $4) ON CONFLICT (idempotency_key) DO NOTHING RETURNING *`,
+          [key, ownerId, at, JSON.stringify(details)],
+        );
+        if (inserted.rows[0] !== undefined) {
+          return { status: 'claimed', receipt: deliveryFromRow(inserted.rows[0]), recovered: false };
+        }
+        const existing = await lockReceipt(client, key);
+        if (existing === undefined) throw new Error(`delivery receipt ${key} vanished after insert`);
+        const receipt = deliveryFromRow(existing);
+        if (existing.state === 'sent') return { status: 'already-sent', receipt };
+        if (existing.state === 'claimed' && (existing.owner_id === ownerId || existing.owner_alive)) {
+          return { status: 'in-progress', receipt };
+        }
+        const recovered = existing.state === 'claimed';
+        const { rows } = await client.query<DeliveryRow>(
+          `UPDATE delivery_receipts SET state = 'claimed', attempts = attempts + 1, owner_id = $1, claimed_at = $2,
+             updated_at = $2, error = NULL, details = $3 WHERE idempotency_key = $4 RETURNING *`,
+          [ownerId, at, JSON.stringify({ ...receipt.details, ...details }), key],
+        );
+        return { status: 'claimed', receipt: deliveryFromRow(rows[0]!), recovered };
+      });
+    },
+
+    async recordDelivery(key, platformMessageId): Promise<DeliveryReceipt> {
+      requireKey(key, 'key');
+      requireKey(platformMessageId, 'platformMessageId');
+      return database.transaction('recordDelivery', async (client) => {
+        const existing = await lockReceipt(client, key);
+        if (existing === undefined) {
+          throw new SessionsError(
+            'SESSIONS_DELIVERY_NOT_FOUND',
+            `No delivery was claimed under the idempotency key ${JSON.stringify(key)}; call claimDelivery before sending.`,
+            { details: { key } },
+          );
+        }
+        if (existing.state === 'sent') {
+          if (existing.platform_message_id === platformMessageId) return deliveryFromRow(existing);
+          throw new SessionsError(
+            'SESSIONS_DELIVERY_CONFLICT',
+            `The delivery ${JSON.stringify(key)} was already recorded as platform message ${existing.platform_message_id}, not ${platformMessageId}.`,
+            { details: { key, recorded: existing.platform_message_id, attempted: platformMessageId } },
+          );
+        }
+        const at = now();
+        const { rows } = await client.query<DeliveryRow>(
+          `UPDATE delivery_receipts SET state = 'sent', updated_at = $1, sent_at = $1, platform_message_id = $2, error = NULL
+           WHERE idempotency_key = $3 RETURNING *`,
+          [at, platformMessageId, key],
+        );
+        return deliveryFromRow(rows[0]!);
+      });
+    },
+
+    async failDelivery(key, error): Promise<DeliveryReceipt> {
+      requireKey(key, 'key');
+      return database.transaction('failDelivery', async (client) => {
+        const existing = await lockReceipt(client, key);
+        if (existing === undefined) {
+          throw new SessionsError(
+            'SESSIONS_DELIVERY_NOT_FOUND',
+            `No delivery was claimed under the idempotency key ${JSON.stringify(key)}.`,
+            { details: { key } },
+          );
+        }
+        if (existing.state === 'sent') {
+          throw new SessionsError(
+            'SESSIONS_DELIVERY_CONFLICT',
+            `The delivery ${JSON.stringify(key)} is already recorded as sent (platform message ${existing.platform_message_id}); it cannot fail afterwards.`,
+            { details: { key } },
+          );
+        }
+        const { rows } = await client.query<DeliveryRow>(
+          `UPDATE delivery_receipts SET state = 'failed', updated_at = $1, error = $2 WHERE idempotency_key = $3 RETURNING *`,
+          [now(), String(error), key],
+        );
+        return deliveryFromRow(rows[0]!);
+      });
+    },
+
+    async getDelivery(key) {
+      const rows = await database.query<DeliveryRow>(
+        'getDelivery',
+        'SELECT * FROM delivery_receipts WHERE idempotency_key = $1',
+        [requireKey(key, 'key')],
+      );
+      return rows[0] === undefined ? undefined : deliveryFromRow(rows[0]);
+    },
+  };
+}

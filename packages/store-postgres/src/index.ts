@@ -1,0 +1,14 @@
+// @switchboard/store-postgres: every session store interface on PostgreSQL, for gateways
+// that share one database (several replicas) — the gateway loads it when `storage.kind` is
+// `postgres`.
+
+// Errors.
+export { StorePostgresError, type StorePostgresErrorCode, storePostgresErrorCodes } from './errors.ts';
+// For `status`: the replicas sharing the database.
+export type { StoreInstance } from './instance.ts';
+// For the gateway: open the store.
+export {
+  createPostgresSessionStore,
+  type PostgresSessionStore,
+  type PostgresSessionStoreOptions,
+} from './postgres-store.ts';

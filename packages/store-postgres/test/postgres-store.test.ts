@@ -1,0 +1,140 @@
+// What the PostgreSQL store adds to the conformance suite: migrations under the advisory
+// lock, bad URLs and unreachable servers, the lost instance lock, and the replica listing.
+import { createServer } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { createPostgresSessionStore, type PostgresSessionStore, StorePostgresError } from '../src/index.ts';
+import { asSuperuser, freshDatabase, useCluster, waitFor } from './cluster.ts';
+
+const cluster = useCluster();
+
+async function rejection(promise: Promise<unknown>): Promise<Error & { code?: string }> {
+  return promise.then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (error: Error & { code?: string }) => error,
+  );
+}
+
+describe('PostgreSQL store', () => {
+  it('migrates a fresh database once when several replicas start together', async () => {
+    const url = await freshDatabase(cluster());
+    const stores = await Promise.all(
+      Array.from({ length: 4 }, () => createPostgresSessionStore({ url, poolSize: 2 })),
+    );
+    try {
+      const applied = await asSuperuser<{ version: number }>(
+        url,
+        "SELECT version FROM switchboard_schema_migrations WHERE component = 'sessions' ORDER BY version",
+      );
+      expect(applied.map((row) => row.version)).toEqual([1]);
+      const instances = await stores[0]!.listInstances();
+      expect(instances.map((instance) => instance.ownerId).sort()).toEqual(
+        stores.map((store) => store.ownerId).sort(),
+      );
+      expect(instances.every((instance) => instance.alive && instance.pid === process.pid)).toBe(true);
+      await stores[1]!.close();
+      const after = await stores[0]!.listInstances();
+      expect(after.map((instance) => instance.ownerId)).not.toContain(stores[1]!.ownerId);
+    } finally {
+      for (const store of stores) await store.close();
+    }
+  });
+
+  it('refuses a database migrated by a newer Switchboard', async () => {
+    const url = await freshDatabase(cluster());
+    const store = await createPostgresSessionStore({ url });
+    await store.close();
+    await asSuperuser(
+      url,
+      "INSERT INTO switchboard_schema_migrations (component, version, name, applied_at) VALUES ('sessions', 99, 'future', 0)",
+    );
+    const error = await rejection(createPostgresSessionStore({ url }));
+    expect(error).toBeInstanceOf(StorePostgresError);
+    expect(error.code).toBe('STORE_POSTGRES_SCHEMA_TOO_NEW');
+    expect(error.message).toContain('schema version 99');
+  });
+
+  it('names a bad URL, and an unreachable server, without showing the password', async () => {
+    const bad = await rejection(createPostgresSessionStore({ url: 'mysql://root:pw@localhost/db' }));
+    expect(bad.code).toBe('STORE_POSTGRES_INVALID_URL');
+    expect(bad.message).toContain('postgres://');
+    expect(bad.message).not.toContain(':pw@');
+    const port = await new Promise<number>((resolve) => {
+      const server = createServer();
+      server.listen(0, '127.0.0.1', () => {
+        const address = server.address();
+        server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+      });
+    });
+    const unreachable = await rejection(
+      createPostgresSessionStore({
+        url: `postgres://bot:hunter2@127.0.0.1:${port}/switchboard`,
+        connectTimeoutMs: 2000,
+      }),
+    );
+    expect(unreachable.code).toBe('STORE_POSTGRES_UNREACHABLE');
+    expect(unreachable.message).toContain(`127.0.0.1:${port}`);
+    expect(unreachable.message).not.toContain('hunter2');
+  });
+
+  it('stops working with SESSIONS_LOCK_LOST when its instance lock connection is cut', async () => {
+    const url = await freshDatabase(cluster());
+    const errors: Error[] = [];
+    const store: PostgresSessionStore = await createPostgresSessionStore({
+      url,
+      onConnectionError: (error) => errors.push(error),
+    });
+    try {
+      await store.putState('ns', 'k', 1);
+      const [lock] = await asSuperuser<{ pid: number }>(
+        url,
+        "SELECT l.pid FROM pg_locks l WHERE l.locktype = 'advisory' AND l.objid = $1::oid AND l.objsubid = 2",
+        [store.instanceId],
+      );
+      expect(lock).toBeDefined();
+      await asSuperuser(url, 'SELECT pg_terminate_backend($1)', [lock!.pid]);
+      await waitFor('the store to notice', async () => {
+        const outcome = await store.getState('ns', 'k').then(
+          () => undefined,
+          (error: Error & { code?: string }) => error.code,
+        );
+        return outcome === 'SESSIONS_LOCK_LOST';
+      });
+      const [alive] = await asSuperuser<{ alive: boolean }>(
+        url,
+        'SELECT switchboard_owner_alive($1) AS alive',
+        [store.ownerId],
+      );
+      expect(alive?.alive).toBe(false);
+      expect(errors.length).toBeGreaterThan(0);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('declares a silent instance gone after the liveness timeout (a paused process)', async () => {
+    const url = await freshDatabase(cluster());
+    const store = await createPostgresSessionStore({ url, livenessTimeoutMs: 1000 });
+    const watcher = await createPostgresSessionStore({ url });
+    try {
+      await store.journalInbound({ channel: 'telegram', accountId: 'default', messageId: 'm1' });
+      expect(await watcher.listUnfinishedInbound()).toEqual([]);
+      // Simulate a pause: stop the store's pings by stopping its lock connection's traffic.
+      await asSuperuser(
+        url,
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`,
+        [`switchboard:${store.ownerId}`],
+      );
+      await waitFor(
+        'the record to be taken over',
+        async () => (await watcher.listUnfinishedInbound()).length === 1,
+      );
+      const [record] = await watcher.listUnfinishedInbound();
+      expect(record?.messageId).toBe('m1');
+    } finally {
+      await store.close();
+      await watcher.close();
+    }
+  });
+});
