@@ -1,0 +1,101 @@
+import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** A pids cgroup holding one sandboxed command: its processes can never exceed `pids.max`. */
+export interface PidsCgroup {
+  /** Write a pid here (before it forks) to put it in the cgroup. */
+  readonly procsFile: string;
+  /** Removes the cgroup once its processes are gone; retries while the kernel still reaps them. */
+  remove(): Promise<void>;
+}
+
+/**
+ * Makes pids cgroups for sandboxed commands. Contract: `create` returns undefined when the
+ * cgroup filesystem cannot be written (not root, no pids controller, a v2 hierarchy without
+ * delegation); the caller then relies on RLIMIT_NPROC, which the kernel does not enforce
+ * for root.
+ */
+export interface PidsCgroups {
+  create(maxProcesses: number): PidsCgroup | undefined;
+  /** Removes the parent folder (call after every command's cgroup was removed). */
+  close(): void;
+}
+
+let counter = 0;
+
+/** Finds a writable pids hierarchy under this process's own cgroup; undefined when there is none. */
+export function openPidsCgroups(cgroupRoot = '/sys/fs/cgroup'): PidsCgroups | undefined {
+  const parent = ownPidsCgroup(cgroupRoot);
+  if (parent === undefined) return undefined;
+  const base = join(parent, `switchboard-sandbox-${process.pid}`);
+  try {
+    mkdirSync(base, { recursive: true });
+    // cgroup v2: the controller must be enabled for the children of our folder too.
+    if (existsSync(join(base, 'cgroup.subtree_control')))
+      writeFileSync(join(base, 'cgroup.subtree_control'), '+pids');
+    const probe = join(base, 'probe');
+    mkdirSync(probe, { recursive: true });
+    writeFileSync(join(probe, 'pids.max'), '1');
+    rmdirSync(probe);
+  } catch {
+    return undefined;
+  }
+  return {
+    create(maxProcesses) {
+      counter += 1;
+      const directory = join(base, `command-${counter}`);
+      try {
+        mkdirSync(directory);
+        writeFileSync(join(directory, 'pids.max'), String(maxProcesses));
+      } catch {
+        return undefined;
+      }
+      return {
+        procsFile: join(directory, 'cgroup.procs'),
+        async remove() {
+          for (let attempt = 0; attempt < 50; attempt += 1) {
+            try {
+              rmdirSync(directory);
+              return;
+            } catch (error) {
+              if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+              await new Promise((resolve) => setTimeout(resolve, 20 * (attempt + 1)));
+            }
+          }
+        },
+      };
+    },
+    close() {
+      try {
+        rmdirSync(base);
+      } catch {
+        // Still in use by a command that is being reaped, or already gone: the kernel frees it later.
+      }
+    },
+  };
+}
+
+/** The pids cgroup folder of this process: cgroup v1's `pids` line, or v2's unified one with `pids` enabled. */
+function ownPidsCgroup(cgroupRoot: string): string | undefined {
+  let lines: string[];
+  try {
+    lines = readFileSync('/proc/self/cgroup', 'utf8').split('\n');
+  } catch {
+    return undefined;
+  }
+  for (const line of lines) {
+    const [, controllers, path] = line.split(':');
+    if (controllers?.split(',').includes('pids') && path !== undefined) return join(cgroupRoot, 'pids', path);
+  }
+  const unified = lines.find((line) => line.startsWith('0::'));
+  if (unified === undefined) return undefined;
+  try {
+    const available = readFileSync(join(cgroupRoot, 'cgroup.controllers'), 'utf8').split(/\s+/);
+    if (!available.includes('pids')) return undefined;
+    const own = join(cgroupRoot, unified.slice(3));
+    writeFileSync(join(own, 'cgroup.subtree_control'), '+pids');
+    return own;
+  } catch {
+    return undefined;
+  }
+}
