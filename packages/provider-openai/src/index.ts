@@ -1,29 +1,13 @@
 // @switchboard/provider-openai: model providers for OpenAI's Chat Completions API (OpenAI and
 // every compatible server) and its Responses API, through the official `openai` SDK.
 //
-// Importing this entry loads the SDK: the gateway imports it lazily, on the first call of a
-// model with one of these apis.
+// Importing this entry loads the SDK. The model factory and compat flags are also at
+// `@switchboard/provider-openai/models`, which does not: the gateway describes models with it
+// at start-up and imports this entry on the first call of a model with one of these apis.
 
-// Compatibility flags (`models.providers.<id>.compat`) and tool schema cleaning.
-export {
-  type OpenAICompat,
-  type OpenAICompatSettings,
-  type OpenAIModel,
-  openAIDefaultBaseUrl,
-  type ToolSchemaProfile,
-  toolSchemaProfiles,
-  validateCompat,
-} from './compat.ts';
-// For the gateway: the providers and the model factory.
+// For the gateway: the providers.
 export { createOpenAICompletionsProvider } from './completions.ts';
-// Errors.
-export { ProviderOpenAIError, type ProviderOpenAIErrorCode, providerOpenAIErrorCodes } from './errors.ts';
-export {
-  createOpenAIModel,
-  type OpenAIModelSettings,
-  openAICompletionsApi,
-  openAIResponsesApi,
-} from './models.ts';
 export { createOpenAIResponsesProvider } from './responses.ts';
 export type { OpenAIProviderOptions, ProviderTimers } from './stream-run.ts';
+// Tool schema cleaning per profile (also applied by the providers).
 export { cleanToolSchema } from './tool-schema.ts';

@@ -96,7 +96,7 @@ describe('openai-responses provider', () => {
     const second = await run({ messages: history, tools });
     expect(second.result.stopReason).toBe('stop');
     expect(second.result.content).toEqual([{ type: 'text', text: 'Alpha is first; beta second.' }]);
-    const input = (fake.modelRequests[1]?.body as { input: Array<Record<string, unknown>> }).input;
+    const input = (fake.modelRequests[1]!.body as { input: Array<Record<string, unknown>> }).input;
     expect(input.map((item) => item.type ?? item.role)).toEqual([
       'user',
       'reasoning',
