@@ -107,9 +107,12 @@ export class FakeOllama {
       response.end('Ollama is running');
       return;
     }
-    if (method === 'GET' && path === '/api/version') return sendJson(response, 200, { version: '0.12.0' });
+    if (method === 'GET' && path === '/api/version') {
+      sendJson(response, 200, { version: '0.12.0' });
+      return;
+    }
     if (method === 'GET' && path === '/api/tags') {
-      return sendJson(response, 200, {
+      sendJson(response, 200, {
         models: this.#models.map((model) => ({
           name: model.name,
           model: model.name,
@@ -125,13 +128,17 @@ export class FakeOllama {
           },
         })),
       });
+      return;
     }
     if (method === 'POST' && path === '/api/show') {
       const name = String(body.model ?? body.name ?? '');
       const model = this.#models.find((entry) => entry.name === name || entry.name === `${name}:latest`);
-      if (model === undefined) return sendJson(response, 404, { error: `model '${name}' not found` });
+      if (model === undefined) {
+        sendJson(response, 404, { error: `model '${name}' not found` });
+        return;
+      }
       const family = model.family ?? 'llama';
-      return sendJson(response, 200, {
+      sendJson(response, 200, {
         modelfile: '',
         parameters: '',
         template: '',
@@ -149,6 +156,7 @@ export class FakeOllama {
         capabilities: model.capabilities ?? ['completion', 'tools'],
         modified_at: '2026-01-01T00:00:00Z',
       });
+      return;
     }
     if (method !== 'POST' || path !== '/api/chat') {
       response.writeHead(404, { 'content-type': 'text/plain' });
@@ -189,7 +197,8 @@ export class FakeOllama {
     );
     if (body.stream === false) {
       const text = lines.map((line) => (line.message as { content: string }).content).join('');
-      return sendJson(response, 200, { ...lines.at(-1), message: { role: 'assistant', content: text } });
+      sendJson(response, 200, { ...lines.at(-1), message: { role: 'assistant', content: text } });
+      return;
     }
     response.writeHead(200, { 'content-type': 'application/x-ndjson' });
     const stopAt =
