@@ -92,6 +92,8 @@ export interface JobSpec {
   schedule: Schedule;
   /** `main` for a systemEvent, `isolated` for an agentTurn (the default follows the payload). */
   sessionTarget: 'main' | 'isolated';
+  /** The session a systemEvent enters (default the agent's main session): the chat a job was made in. */
+  sessionKey?: string | undefined;
   payload: Payload;
   delivery?: Delivery | undefined;
   catchUp: CatchUp;
@@ -105,6 +107,7 @@ export interface JobSpecInput {
   deleteAfterRun?: boolean | undefined;
   schedule: Schedule;
   sessionTarget?: 'main' | 'isolated' | undefined;
+  sessionKey?: string | undefined;
   payload: Payload;
   delivery?: DeliveryInput | undefined;
   catchUp?: CatchUp | undefined;
@@ -118,6 +121,7 @@ const jobSpecObject = z
     deleteAfterRun: z.boolean().optional(),
     schedule: scheduleSchema,
     sessionTarget: z.enum(['main', 'isolated']).optional(),
+    sessionKey: z.string().min(1).optional(),
     payload: payloadSchema,
     delivery: deliverySchema.optional(),
     catchUp: catchUpSchema.default('skip'),
@@ -240,8 +244,19 @@ export function applyJobPatch(spec: JobSpec, patchInput: unknown): JobSpec {
   if (!result.success)
     throw new SchedulerError('SCHEDULER_INVALID_JOB', describeIssues(result.error, 'patch'));
   const { delivery, ...rest } = result.data;
-  const { name, agentId, enabled, deleteAfterRun, schedule, sessionTarget, payload, catchUp } = spec;
-  const current = { name, agentId, enabled, deleteAfterRun, schedule, sessionTarget, payload, catchUp };
+  const { name, agentId, enabled, deleteAfterRun, schedule, sessionTarget, sessionKey, payload, catchUp } =
+    spec;
+  const current = {
+    name,
+    agentId,
+    enabled,
+    deleteAfterRun,
+    schedule,
+    sessionTarget,
+    sessionKey,
+    payload,
+    catchUp,
+  };
   const merged: Record<string, unknown> = {
     ...current,
     ...(spec.delivery === undefined ? {} : { delivery: spec.delivery }),

@@ -5,6 +5,7 @@ import { defineMethod, type GatewayMethod } from '../protocol/server.ts';
 import { agentMethods } from './agent.ts';
 import { chatMethods } from './chat.ts';
 import { type ConfigMethodServices, configMethods } from './config.ts';
+import { cronMethods } from './cron.ts';
 import type { MethodServices } from './context.ts';
 import { sessionMethods } from './sessions.ts';
 import { systemMethods } from './system.ts';
@@ -29,6 +30,7 @@ export function createGatewayMethods(
       ...sessionMethods(services),
       ...systemMethods(services),
       ...configMethods({ reloadConfig: options.reloadConfig }),
+      ...cronMethods(services),
       ...pluginMethods,
     ].map((method) => [method.name, method]),
   );

@@ -24,6 +24,8 @@ export const crashPointNames = [
   'before-journal-closed',
   /** Recovery re-delivered a stored reply; its journal records are not marked yet. */
   'after-redelivery',
+  /** A scheduled run's turn has its final; its reply is not delivered yet (the scheduler). */
+  'cron-before-delivery',
 ] as const;
 
 export type CrashPointName = (typeof crashPointNames)[number];
