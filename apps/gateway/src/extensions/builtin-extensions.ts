@@ -6,4 +6,9 @@ import { schedulerExtension } from './scheduler.ts';
 import { memoryExtension } from './memory.ts';
 import { skillsExtension } from './skills.ts';
 
-export const builtinExtensions: readonly GatewayExtension[] = [coreExtension, skillsExtension, memoryExtension];
+export const builtinExtensions: readonly GatewayExtension[] = [
+  coreExtension,
+  skillsExtension,
+  memoryExtension,
+  schedulerExtension,
+];
