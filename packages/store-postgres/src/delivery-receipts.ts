@@ -27,6 +27,23 @@ async function lockReceipt(client: Queryable, key: string): Promise<ClaimRow | u
   return rows[0];
 }
 
+/**
+ * Fencing for takeovers: inside the transaction that holds the row lock, this instance must
+ * still hold its instance lock, or a replica that others consider gone could steal a claim.
+ */
+async function requireAlive(client: Queryable, ownerId: string): Promise<void> {
+  const { rows } = await client.query<{ alive: boolean }>('SELECT switchboard_owner_alive($1) AS alive', [
+    ownerId,
+  ]);
+  if (rows[0]?.alive !== true) {
+    throw new SessionsError(
+      'SESSIONS_LOCK_LOST',
+      'This gateway no longer holds its instance lock (other replicas consider it gone); it takes over no delivery. Restart the gateway.',
+      { details: { ownerId } },
+    );
+  }
+}
+
 export function createDeliveryReceipts(database: Database): DeliveryReceiptStore {
   const { now, ownerId } = database;
   return {
@@ -50,6 +67,7 @@ export function createDeliveryReceipts(database: Database): DeliveryReceiptStore
           return { status: 'in-progress', receipt };
         }
         const recovered = existing.state === 'claimed';
+        await requireAlive(client, ownerId);
         const { rows } = await client.query<DeliveryRow>(
           `UPDATE delivery_receipts SET state = 'claimed', attempts = attempts + 1, owner_id = $1, claimed_at = $2,
              updated_at = $2, error = NULL, details = $3 WHERE idempotency_key = $4 RETURNING *`,

@@ -115,12 +115,13 @@ export function createInboundJournal(database: Database): InboundJournalStore {
 
     async listUnfinishedInbound(options = {}) {
       // Rows another live instance owns are left alone; rows a concurrent takeover has locked
-      // are skipped (that instance gets them).
+      // are skipped (that instance gets them). An instance that lost its own lock takes nothing.
       const rows = await database.query<InboundRow>(
         'listUnfinishedInbound',
         `WITH candidates AS (
            SELECT channel, account_id, message_id FROM inbound_journal
            WHERE state IN ('received', 'queued', 'running') AND received_at >= $1
+             AND switchboard_owner_alive($2)
              AND (owner_id = $2 OR owner_id IS NULL OR NOT switchboard_owner_alive(owner_id))
            ORDER BY received_at, channel, account_id, message_id
            LIMIT $3

@@ -139,11 +139,20 @@ export async function createPostgresSessionStore(
     );
   }
 
+  // A local lease: the lock connection must have answered within the liveness timeout. A
+  // process resumed after a pause (SIGSTOP, a frozen VM) fences itself on its first
+  // operation, before any late event from the cut connection arrives.
+  let lastAnswer = performance.now();
   const ping = setInterval(
     () => {
-      lockClient.query('SELECT 1').catch((error: Error) => {
-        lost ??= error.message;
-      });
+      lockClient.query('SELECT 1').then(
+        () => {
+          lastAnswer = performance.now();
+        },
+        (error: Error) => {
+          lost ??= error.message;
+        },
+      );
     },
     Math.max(250, Math.floor(livenessTimeoutMs / 3)),
   );
@@ -157,6 +166,10 @@ export async function createPostgresSessionStore(
           'SESSIONS_STORE_CLOSED',
           `The session store ${location} is closed (during ${operation}).`,
         );
+      }
+      const silentMs = performance.now() - lastAnswer;
+      if (lost === undefined && silentMs > livenessTimeoutMs) {
+        lost = `its connection did not answer for ${Math.round(silentMs)} ms, more than the liveness timeout of ${livenessTimeoutMs} ms (was the process paused?)`;
       }
       if (lost !== undefined) {
         return new SessionsError(

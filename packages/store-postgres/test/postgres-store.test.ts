@@ -1,6 +1,9 @@
 // What the PostgreSQL store adds to the conformance suite: migrations under the advisory
 // lock, bad URLs and unreachable servers, the lost instance lock, and the replica listing.
+import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import { createPostgresSessionStore, type PostgresSessionStore, StorePostgresError } from '../src/index.ts';
 import { asSuperuser, freshDatabase, useCluster, waitFor } from './cluster.ts';
@@ -113,27 +116,32 @@ describe('PostgreSQL store', () => {
     }
   });
 
-  it('declares a silent instance gone after the liveness timeout (a paused process)', async () => {
+  it('hands a paused replica’s work to another after the liveness timeout; the paused one is fenced when it wakes', async () => {
     const url = await freshDatabase(cluster());
-    const store = await createPostgresSessionStore({ url, livenessTimeoutMs: 1000 });
     const watcher = await createPostgresSessionStore({ url });
+    const child = spawn(
+      process.execPath,
+      ['--conditions=@switchboard/source', join(import.meta.dirname, 'fixtures', 'replica.ts'), url, '1500'],
+      { stdio: ['pipe', 'pipe', 'inherit'] },
+    );
+    const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+    const nextLine = async (): Promise<string> => String((await lines.next()).value);
     try {
-      await store.journalInbound({ channel: 'telegram', accountId: 'default', messageId: 'm1' });
+      expect(await nextLine()).toMatch(/^ready /);
       expect(await watcher.listUnfinishedInbound()).toEqual([]);
-      // Simulate a pause: stop the store's pings by stopping its lock connection's traffic.
-      await asSuperuser(
-        url,
-        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`,
-        [`switchboard:${store.ownerId}`],
-      );
+      const pausedAt = Date.now();
+      child.kill('SIGSTOP');
       await waitFor(
         'the record to be taken over',
         async () => (await watcher.listUnfinishedInbound()).length === 1,
       );
-      const [record] = await watcher.listUnfinishedInbound();
-      expect(record?.messageId).toBe('m1');
+      const takeoverMs = Date.now() - pausedAt;
+      expect(takeoverMs).toBeLessThan(20_000);
+      child.kill('SIGCONT');
+      child.stdin!.write('try\n');
+      expect(await nextLine()).toBe('error SESSIONS_LOCK_LOST');
     } finally {
-      await store.close();
+      child.kill('SIGKILL');
       await watcher.close();
     }
   });
