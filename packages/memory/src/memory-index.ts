@@ -52,6 +52,12 @@ export interface MemoryIndexOptions {
   readonly embeddingBatchSize?: number;
   /** Watch the files and re-index changes (default true). */
   readonly watch?: boolean;
+  /**
+   * How long a search waits for chunks being embedded right now (default 3000 ms): the first
+   * search after a change or a start-up finds the new notes by meaning too. Past it the search
+   * goes on with the vectors it has and says how many chunks are still pending.
+   */
+  readonly embeddingWaitMs?: number;
   /** Quiet time after a change before the watcher re-indexes (default 1500 ms). */
   readonly watchDebounceMs?: number;
   readonly now?: () => number;
@@ -92,7 +98,7 @@ export interface MemorySearchResult {
 export interface MemorySearchResponse {
   readonly results: readonly MemorySearchResult[];
   readonly mode: 'hybrid' | 'keyword';
-  /** Why the search was keyword-only, when it was. */
+  /** Why the search was keyword-only, or what it could not use yet, when that happened. */
   readonly note?: string;
 }
 
@@ -529,6 +535,17 @@ export async function openMemoryIndex(options: MemoryIndexOptions): Promise<Memo
 
       let vector: Map<number, number> | undefined;
       let note: string | undefined;
+      if (embedding !== undefined) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          embedding,
+          new Promise<void>((resolve) => {
+            timer = setTimeout(resolve, options.embeddingWaitMs ?? 3000);
+          }),
+        ]);
+        clearTimeout(timer);
+        assertOpen();
+      }
       if (provider === undefined)
         note = 'keyword-only: no embeddings provider is configured (memory.search.provider)';
       else if (vectors.size === 0)
@@ -536,6 +553,8 @@ export async function openMemoryIndex(options: MemoryIndexOptions): Promise<Memo
       else {
         try {
           vector = vectors.nearest(await embedQuery(provider, query, searchOptions.signal), limit);
+          if (embedding !== undefined && modelKey !== undefined)
+            note = `hybrid, but ${database.countUnembedded(modelKey)} chunks are still being embedded`;
         } catch (error) {
           const reason = error instanceof Error ? error.message : String(error);
           note = `keyword-only: the embeddings provider failed for this query (${reason})`;

@@ -1,0 +1,245 @@
+// Long-term memory (@switchboard/memory, decision 0018): the memory_search and memory_get tools
+// (tool source `memory`), the "memory recall" prompt section (order 700) with MEMORY.md within
+// a budget, and one index per agent in `<state>/memory/<agent>.sqlite`, never in the
+// workspace. Nothing opens at start-up: an agent's index opens (and syncs what changed) on its
+// first memory tool call, then a file watcher keeps it current. The parsers, SQLite and the
+// embeddings SDKs load only then.
+import { join } from 'node:path';
+import type { Logger } from '@switchboard/hooks';
+import {
+  createMemoryTools,
+  createOllamaEmbeddings,
+  createOpenAiCompatibleEmbeddings,
+  defaultChunkingSettings,
+  defaultSearchSettings,
+  type EmbeddingsProvider,
+  type MemoryIndex,
+  memoryRecallText,
+  openMemoryIndex,
+  renderSessionMemory,
+  type SearchSettings,
+} from '@switchboard/memory';
+import type { GatewayConfig } from '../config/schema.ts';
+import type { MemorySearchConfig } from '../config/schema-memory.ts';
+import type { GatewayExtension } from './extension.ts';
+
+/** `memory.search` after merging the `agents.defaults.memorySearch` alias and applying defaults. */
+export interface ResolvedMemoryConfig {
+  readonly enabled: boolean;
+  readonly provider: 'none' | 'openai' | 'openai-compatible' | 'ollama';
+  readonly model?: string;
+  readonly baseUrl?: string;
+  readonly apiKey?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly dimensions?: number;
+  readonly batchSize: number;
+  readonly extraPaths: readonly string[];
+  readonly chunking: { readonly tokens: number; readonly overlap: number };
+  readonly search: SearchSettings;
+  readonly watch: boolean;
+  readonly watchDebounceMs: number;
+  readonly maxPromptChars: number;
+}
+
+function merge(
+  alias: MemorySearchConfig | undefined,
+  current: MemorySearchConfig | undefined,
+): MemorySearchConfig {
+  const base = alias ?? {};
+  const over = current ?? {};
+  const hybrid = { ...base.query?.hybrid, ...over.query?.hybrid };
+  return {
+    ...base,
+    ...over,
+    remote: { ...base.remote, ...over.remote },
+    chunking: { ...base.chunking, ...over.chunking },
+    sync: { ...base.sync, ...over.sync },
+    query: {
+      ...base.query,
+      ...over.query,
+      hybrid: {
+        ...hybrid,
+        mmr: { ...base.query?.hybrid?.mmr, ...over.query?.hybrid?.mmr },
+        temporalDecay: { ...base.query?.hybrid?.temporalDecay, ...over.query?.hybrid?.temporalDecay },
+      },
+    },
+  };
+}
+
+export function resolveMemoryConfig(config: GatewayConfig): ResolvedMemoryConfig {
+  const search = merge(config.agents.defaults.memorySearch, config.memory?.search);
+  const hybrid = search.query?.hybrid;
+  const defaults = defaultSearchSettings;
+  return {
+    enabled: search.enabled ?? true,
+    provider: search.provider ?? 'none',
+    ...(search.model === undefined ? {} : { model: search.model }),
+    ...(search.remote?.baseUrl === undefined ? {} : { baseUrl: search.remote.baseUrl }),
+    ...(search.remote?.apiKey === undefined ? {} : { apiKey: search.remote.apiKey }),
+    ...(search.remote?.headers === undefined ? {} : { headers: search.remote.headers }),
+    ...(search.dimensions === undefined ? {} : { dimensions: search.dimensions }),
+    batchSize: search.batchSize ?? 64,
+    extraPaths: search.extraPaths ?? [],
+    chunking: {
+      tokens: search.chunking?.tokens ?? defaultChunkingSettings.tokens,
+      overlap: search.chunking?.overlap ?? defaultChunkingSettings.overlap,
+    },
+    search: {
+      maxResults: search.query?.maxResults ?? defaults.maxResults,
+      minScore: search.query?.minScore ?? defaults.minScore,
+      hybrid: {
+        vectorWeight: hybrid?.vectorWeight ?? defaults.hybrid.vectorWeight,
+        textWeight: hybrid?.textWeight ?? defaults.hybrid.textWeight,
+        candidateMultiplier: hybrid?.candidateMultiplier ?? defaults.hybrid.candidateMultiplier,
+      },
+      mmr: {
+        enabled: hybrid?.mmr?.enabled ?? defaults.mmr.enabled,
+        lambda: hybrid?.mmr?.lambda ?? defaults.mmr.lambda,
+      },
+      temporalDecay: {
+        enabled: hybrid?.temporalDecay?.enabled ?? defaults.temporalDecay.enabled,
+        halfLifeDays: hybrid?.temporalDecay?.halfLifeDays ?? defaults.temporalDecay.halfLifeDays,
+      },
+    },
+    watch: search.sync?.watch ?? true,
+    watchDebounceMs: search.sync?.watchDebounceMs ?? 1500,
+    maxPromptChars: config.memory?.maxPromptChars ?? 8000,
+  };
+}
+
+/** The embeddings provider the config asks for; undefined (keyword-only) for `none` or a config that cannot work, logged with the reason. */
+function embeddingsFor(resolved: ResolvedMemoryConfig, logger: Logger): EmbeddingsProvider | undefined {
+  const common = {
+    ...(resolved.headers === undefined ? {} : { headers: resolved.headers }),
+    ...(resolved.dimensions === undefined ? {} : { dimensions: resolved.dimensions }),
+  };
+  switch (resolved.provider) {
+    case 'none':
+      return undefined;
+    case 'ollama':
+      return createOllamaEmbeddings({
+        model: resolved.model ?? 'nomic-embed-text',
+        ...(resolved.baseUrl === undefined ? {} : { baseUrl: resolved.baseUrl }),
+        ...common,
+      });
+    case 'openai':
+      if (resolved.apiKey === undefined && resolved.baseUrl === undefined)
+        logger.warn(
+          'memory: memory.search.provider is "openai" but memory.search.remote.apiKey is not set; OpenAI will refuse the embeddings requests',
+          {},
+        );
+      return createOpenAiCompatibleEmbeddings({
+        model: resolved.model ?? 'text-embedding-3-small',
+        ...(resolved.baseUrl === undefined ? {} : { baseUrl: resolved.baseUrl }),
+        ...(resolved.apiKey === undefined ? {} : { apiKey: resolved.apiKey }),
+        ...common,
+      });
+    case 'openai-compatible':
+      if (resolved.baseUrl === undefined || resolved.model === undefined) {
+        logger.warn(
+          'memory: memory.search.provider "openai-compatible" needs memory.search.remote.baseUrl and memory.search.model; searching by keyword only',
+          {},
+        );
+        return undefined;
+      }
+      return createOpenAiCompatibleEmbeddings({
+        model: resolved.model,
+        baseUrl: resolved.baseUrl,
+        ...(resolved.apiKey === undefined ? {} : { apiKey: resolved.apiKey }),
+        ...common,
+      });
+  }
+}
+
+export const memoryExtension: GatewayExtension = {
+  id: 'memory',
+  setup(context) {
+    const logger = context.logger;
+    /** By agent id; `key` is the settings the index was opened with (a reload that changes them reopens it). */
+    const indexes = new Map<string, { readonly key: string; readonly opening: Promise<MemoryIndex> }>();
+
+    function indexFor(agentId: string, workspaceDir: string): Promise<MemoryIndex> {
+      const {
+        maxPromptChars: _prompt,
+        enabled: _enabled,
+        ...resolved
+      } = resolveMemoryConfig(context.config());
+      const key = JSON.stringify({ workspaceDir, ...resolved });
+      const existing = indexes.get(agentId);
+      if (existing?.key === key) return existing.opening;
+      if (existing !== undefined) {
+        logger.info('memory: settings or workspace changed; reopening the index', { agentId });
+        void existing.opening.then((index) => index.close()).catch(() => undefined);
+      }
+      const databasePath = join(context.stateDirectory, 'memory', `${encodeURIComponent(agentId)}.sqlite`);
+      const embeddings = embeddingsFor({ ...resolved, enabled: true, maxPromptChars: 0 }, logger);
+      const opening = openMemoryIndex({
+        workspaceDir,
+        databasePath,
+        extraPaths: resolved.extraPaths,
+        chunking: resolved.chunking,
+        search: resolved.search,
+        ...(embeddings === undefined ? {} : { embeddings }),
+        embeddingBatchSize: resolved.batchSize,
+        watch: resolved.watch,
+        watchDebounceMs: resolved.watchDebounceMs,
+        now: context.now,
+        logger,
+      }).then((index) => {
+        const status = index.status();
+        logger.info('memory: index open', {
+          agentId,
+          databasePath,
+          files: status.files,
+          chunks: status.chunks,
+          mode: status.mode,
+          ...(status.note === undefined ? {} : { note: status.note }),
+        });
+        return index;
+      });
+      opening.catch((error: unknown) => {
+        if (indexes.get(agentId)?.opening === opening) indexes.delete(agentId);
+        logger.error('memory: the index could not open; the memory tools fail until it can', {
+          agentId,
+          databasePath,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      });
+      indexes.set(agentId, { key, opening });
+      return opening;
+    }
+
+    context.tools.register({
+      id: 'memory',
+      tools({ config, agentId, workspaceDir }) {
+        if (!resolveMemoryConfig(config).enabled) return [];
+        return createMemoryTools(() => indexFor(agentId, workspaceDir));
+      },
+    });
+
+    context.promptSections.register({
+      id: 'memory-recall',
+      order: 700,
+      async render({ config, workspaceDir, tools, date }) {
+        const resolved = resolveMemoryConfig(config);
+        if (!resolved.enabled) return undefined;
+        const session =
+          resolved.maxPromptChars === 0
+            ? undefined
+            : await renderSessionMemory({ workspaceDir, maxChars: resolved.maxPromptChars, today: date });
+        // The recall instruction only when the agent's tool policy left it the tools.
+        const recall = tools.some((tool) => tool.name === 'memory_search') ? memoryRecallText : undefined;
+        const parts = [recall, session].filter((part): part is string => part !== undefined);
+        return parts.length === 0 ? undefined : parts.join('\n\n');
+      },
+    });
+
+    context.onStop(async () => {
+      const open = [...indexes.values()];
+      indexes.clear();
+      await Promise.all(
+        open.map((entry) => entry.opening.then((index) => index.close()).catch(() => undefined)),
+      );
+    });
+  },
+};
