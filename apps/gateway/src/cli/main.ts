@@ -37,6 +37,8 @@ Talking to a running gateway  (--url URL, --token TOKEN, --state-dir DIR; --json
   sessions compact KEY              summarize older turns now
   pairing list [--channel ID] | approve CHANNEL CODE | deny CHANNEL CODE
   webchat [--with-token]            the WebChat address (with a sign-in link)
+  skills list [--agent ID]          every skill found, in the prompt or left out and why
+  skills info NAME [--agent ID]     one skill: location, tier, command, reasons
 Local checks
   doctor                            config, state directory, token, model endpoint, channels
   logs [--follow]                   the gateway log file (logging.file in the config)
@@ -467,6 +469,13 @@ export async function runCli(argv: readonly string[], io: CliIo = defaultIo): Pr
         return await configCommand(words, values, io);
       case 'pairing':
         return await pairingCommand(words, values, io);
+      case 'skills': {
+        const { skillsCommand } = await import('./skills-command.ts');
+        return await skillsCommand(words, values, io, {
+          withClient: (work) => withClient(values, io, work),
+          print: (data, human) => print(io, values, data, human),
+        });
+      }
       case 'status':
       case 'sessions':
       case 'doctor':
