@@ -48,6 +48,7 @@ export type { ModelErrorClass, ModelErrorDetails } from './model-error-types.ts'
 export { anthropicModel, defaultModel, knownAnthropicModelIds } from './models.ts';
 export { createStreamFunction, type ModelProvider } from './providers/provider.ts';
 export { defaultConvertToLlm, prepareReplay } from './replay.ts';
+export { type ThinkingLevel, thinkingLevels } from './thinking.ts';
 export { defineTool, toolSpec } from './tools.ts';
 export type {
   AfterToolCallContext,
@@ -71,7 +72,6 @@ export type {
   ModelCredential,
   StreamFunction,
   StreamOptions,
-  ThinkingLevel,
   ToolExecutionMode,
   ToolSpec,
 } from './types.ts';

@@ -10,6 +10,7 @@ import type {
 } from '@switchboard/hooks';
 import type { z } from 'zod';
 import type { AssistantMessageEventStream } from './event-stream.ts';
+import type { ThinkingLevel } from './thinking.ts';
 import type { RunUsage } from './usage.ts';
 
 /**
@@ -32,8 +33,8 @@ export interface CustomAgentMessages {}
 /** A message in the agent's history: a model message or an app-defined kind. */
 export type AgentMessage = Message | CustomAgentMessages[keyof CustomAgentMessages];
 
-/** Reasoning effort requested from models that think. `off` sends no thinking request. */
-export type ThinkingLevel = 'off' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
+// Reasoning effort requested from models that think (`off` sends no thinking request).
+export type { ThinkingLevel };
 
 /** Prices in US dollars per million tokens. */
 export interface ModelCost {

@@ -1,4 +1,4 @@
-import { type ErrorCodeTable, joinKeyPath, SwitchboardError } from '@switchboard/hooks';
+import { type ConfigIssue, type ErrorCodeTable, joinKeyPath, SwitchboardError } from '@switchboard/hooks';
 
 const configErrorCodes = {
   CONFIG_NOT_FOUND: 'The config file named on the command line does not exist.',
@@ -22,7 +22,7 @@ export type ConfigErrorCode = keyof typeof configErrorCodes;
  * One problem in the configuration. The one config-problem type of the gateway: schema
  * checks, unknown keys, `${VAR}` substitution, routing, channels and plugins all report it.
  */
-export interface ConfigProblem {
+export interface ConfigProblem extends ConfigIssue {
   /** Full dotted key path, with array indexes: `bindings[2].match.channel`. */
   readonly path: string;
   readonly message: string;

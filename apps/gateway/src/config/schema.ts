@@ -1,10 +1,13 @@
 import { authConfigSchema } from '@switchboard/auth-profiles';
+import { thinkingLevels } from '@switchboard/core-loop';
 import { pluginsConfigSchema } from '@switchboard/hooks';
 import { agentEntrySchema, bindingsSchema, dmScopeSchema, sessionConfigSchema } from '@switchboard/routing';
 import { z } from 'zod';
 import { memoryConfigSchema, memorySearchConfigSchema } from './schema-memory.ts';
+import { extraModelApis, modelsModeSchema, providerCompatSchema } from './schema-providers.ts';
 import { cronConfigSchema, heartbeatConfigSchema } from './schema-scheduler.ts';
 import { agentSkillsSchema, skillsConfigSchema } from './schema-skills.ts';
+import { storageConfigSchema } from './schema-storage.ts';
 
 /**
  * The gateway configuration (`switchboard.json`, JSON5). Keys follow OpenClaw's shape where
@@ -14,7 +17,7 @@ import { agentSkillsSchema, skillsConfigSchema } from './schema-skills.ts';
  * path (see validate.ts and docs/decisions/0010): warnings, except inside `plugins.entries`.
  */
 
-const thinkingLevelSchema = z.enum(['off', 'minimal', 'low', 'medium', 'high', 'xhigh']);
+const thinkingLevelSchema = z.enum(thinkingLevels);
 
 /** `"<provider>/<model>"`, e.g. `anthropic/claude-sonnet-4-6`. */
 const modelReferenceSchema = z
@@ -41,13 +44,14 @@ const providerModelSchema = z.strictObject({
   reasoning: z.boolean().optional(),
   input: z.array(z.enum(['text', 'image'])).optional(),
   cost: modelCostSchema.optional(),
+  compat: providerCompatSchema.optional(),
 });
 
 /**
  * The wire APIs a `models.providers.<name>.api` may name; each has a registration in the
  * model provider registry (apps/gateway/src/extensions/model-providers.ts).
  */
-export const modelApis = ['anthropic-messages'] as const;
+export const modelApis = ['anthropic-messages', ...extraModelApis] as const;
 
 const providerSchema = z.strictObject({
   baseUrl: z.url().optional(),
@@ -58,6 +62,7 @@ const providerSchema = z.strictObject({
   headers: z.record(z.string(), z.string()).optional(),
   timeoutSeconds: z.number().positive().optional(),
   models: z.array(providerModelSchema).default([]),
+  compat: providerCompatSchema.optional(),
 });
 
 const compactionSchema = z.strictObject({
@@ -218,8 +223,8 @@ export const gatewayConfigSchema = z.strictObject({
   $schema: z.string().optional(),
   gateway: gatewaySectionSchema.default({ port: 18_789, bind: 'loopback', auth: { mode: 'token' } }),
   models: z
-    .strictObject({ providers: z.record(z.string(), providerSchema).default({}) })
-    .default({ providers: {} }),
+    .strictObject({ mode: modelsModeSchema, providers: z.record(z.string(), providerSchema).default({}) })
+    .prefault({}),
   agents: z
     .strictObject({
       defaults: agentDefaultsSchema.default(agentDefaultsSchema.parse({})),
@@ -240,6 +245,8 @@ export const gatewayConfigSchema = z.strictObject({
   cron: cronConfigSchema.prefault({}),
   skills: skillsConfigSchema.prefault({}),
   memory: memoryConfigSchema.optional(),
+  /** Where sessions, the journal and state live: SQLite (default) or PostgreSQL for replicas (decision 0021). */
+  storage: storageConfigSchema,
 });
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;

@@ -1,9 +1,10 @@
+import { thinkingLevels } from '@switchboard/core-loop';
 import { z } from 'zod';
 import { GatewayError } from '../protocol/errors.ts';
 import { defineMethod, type GatewayMethod } from '../protocol/server.ts';
 import type { MethodServices } from './context.ts';
 
-const thinking = z.enum(['off', 'minimal', 'low', 'medium', 'high', 'xhigh']);
+const thinking = z.enum(thinkingLevels);
 
 const attachment = z.looseObject({
   type: z.string().optional(),

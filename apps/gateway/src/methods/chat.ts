@@ -1,3 +1,4 @@
+import { thinkingLevels } from '@switchboard/core-loop';
 import type { Message } from '@switchboard/hooks';
 import { z } from 'zod';
 import { GatewayError } from '../protocol/errors.ts';
@@ -49,7 +50,7 @@ export function chatMethods(services: MethodServices): GatewayMethod[] {
         message: z.string(),
         idempotencyKey: z.string().min(1).max(256),
         agentId: z.string().optional(),
-        thinking: z.enum(['off', 'minimal', 'low', 'medium', 'high', 'xhigh']).optional(),
+        thinking: z.enum(thinkingLevels).optional(),
         queueMode: z.enum(['steer', 'followup', 'collect', 'interrupt']).optional(),
         timeoutMs: z.number().int().positive().optional(),
         attachments: z.array(attachment).optional(),

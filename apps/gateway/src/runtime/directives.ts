@@ -1,4 +1,4 @@
-import type { ThinkingLevel } from '@switchboard/core-loop';
+import { type ThinkingLevel, thinkingLevels } from '@switchboard/core-loop';
 import type { HookRunner, InboundMessage, PluginRegistry } from '@switchboard/hooks';
 import { matchResetTrigger, type SessionDispatcher, type SessionStore } from '@switchboard/sessions';
 import type { LiveConfig } from './live-config.ts';
@@ -35,8 +35,6 @@ export interface DirectiveDependencies {
   readonly dispatcher: SessionDispatcher<TurnInput>;
   readonly now: () => number;
 }
-
-const thinkingLevels: readonly ThinkingLevel[] = ['off', 'minimal', 'low', 'medium', 'high', 'xhigh'];
 
 /** Splits `/name@bot rest` into the command name and its arguments. */
 export function parseSlashCommand(text: string): { name: string; args: string } | undefined {

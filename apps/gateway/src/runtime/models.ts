@@ -1,10 +1,11 @@
-import { anthropicModel, type Model } from '@switchboard/core-loop';
+import { anthropicModel, defaultModel, type Model } from '@switchboard/core-loop';
 import type { GatewayConfig, ProviderConfig } from '../config/schema.ts';
 import type { ModelSettings } from '../extensions/model-providers.ts';
 import { GatewayError } from '../protocol/errors.ts';
+import { implicitModelProviders } from './implicit-providers.ts';
 
 /** The model used when neither the agent nor `agents.defaults.model` names one. */
-export const defaultModelReference = 'anthropic/claude-sonnet-4-6';
+export const defaultModelReference = `${defaultModel.provider}/${defaultModel.id}`;
 
 /** Builds the `Model` of a provider's api (the model provider registry's `createModel`). */
 export type ModelFactory = (api: string, settings: ModelSettings) => Model;
@@ -58,7 +59,8 @@ export function splitModelReference(reference: string): { provider: string; mode
 /**
  * The providers of `models.providers`, plus an implicit `anthropic` provider fed by
  * `ANTHROPIC_API_KEY` / `ANTHROPIC_AUTH_TOKEN` / `ANTHROPIC_BASE_URL` when the config does not
- * declare one, so `ANTHROPIC_API_KEY=… switchboard gateway run` works with no config file.
+ * declare one, so `ANTHROPIC_API_KEY=… switchboard gateway run` works with no config file;
+ * likewise `openai` and `ollama` (implicit-providers.ts). `models.mode: "replace"` drops them.
  */
 export function createModelCatalog(
   config: GatewayConfig,
@@ -66,7 +68,8 @@ export function createModelCatalog(
   createModel: ModelFactory = anthropicMessagesModel,
 ): ModelCatalog {
   const providers = new Map<string, ProviderConfig>(Object.entries(config.models.providers));
-  if (!providers.has('anthropic')) {
+  const implicit = config.models.mode !== 'replace';
+  if (implicit && !providers.has('anthropic')) {
     providers.set('anthropic', {
       api: 'anthropic-messages',
       models: [],
@@ -75,6 +78,8 @@ export function createModelCatalog(
       ...(environment.ANTHROPIC_BASE_URL ? { baseUrl: environment.ANTHROPIC_BASE_URL } : {}),
     });
   }
+  // openai (OPENAI_API_KEY) and ollama (OLLAMA_HOST or loopback): implicit-providers.ts.
+  if (implicit) for (const [name, provider] of implicitModelProviders(environment)) if (!providers.has(name)) providers.set(name, provider);
   const cache = new Map<string, ModelTarget>();
   return {
     providers: [...providers.keys()],
