@@ -213,6 +213,13 @@ describe('gateway: skills', () => {
     expect(unknown.code).toBe(exitCodes.failed);
     expect(unknown.stderr).toContain('no skill "nope" was found for agent "main"');
 
+    const doctor = await cli(['doctor'], harness);
+    expect(doctor.stdout).toMatch(
+      /warn {2}skills: 0 in the prompt of agent "main"; left out: gh-issues \(missing env GH_ISSUES_TOKEN/,
+    );
+    expect(doctor.stdout).toContain('needs-bin (missing bin switchboard-no-such-tool (on the host PATH))');
+    expect(doctor.stdout).toContain('not loaded: ');
+
     // Nothing is offered, so the system prompt has no skills section and no skill_read tool.
     await client.requestFinal('agent', { message: 'hi', idempotencyKey: 'x' });
     expect(harness.model.lastRequest?.systemText).not.toContain('## Skills');

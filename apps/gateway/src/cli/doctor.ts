@@ -177,6 +177,8 @@ export async function runDoctor(
         report = (await client.request('doctor.check', {}, { timeoutMs: 15_000 })) as unknown as
           | GatewayDoctorReport
           | undefined;
+        const skills = await (await import('./skills-command.ts')).skillsDoctorCheck(client);
+        if (skills !== undefined) checks.push(skills);
       } catch (error) {
         if (!(error instanceof GatewayRequestError && error.detailCode === 'UNKNOWN_METHOD')) throw error;
         // A gateway from before doctor.check: it answers, but the model checks read the config.

@@ -82,3 +82,40 @@ export async function skillsCommand(
     return exitCodes.ok;
   });
 }
+
+/**
+ * The `skills` line of `doctor`: how many skills the default agent's prompt offers, and each
+ * one left out (except shadowed copies) or not loaded, with why. A warning, never a failure.
+ */
+export async function skillsDoctorCheck(
+  client: CliGatewayClient,
+): Promise<{ name: string; ok: boolean; warning: true; detail: string; source: 'gateway' } | undefined> {
+  let status: SkillsStatusResult;
+  try {
+    status = (await client.request(
+      'skills.status',
+      {},
+      { timeoutMs: readTimeoutMs },
+    )) as unknown as SkillsStatusResult;
+  } catch {
+    return undefined; // a gateway without skills.status: nothing to report
+  }
+  const leftOut = status.skills.filter(
+    (skill) => skill.state === 'excluded' && !skill.reasons.some((reason) => reason.type === 'shadowed'),
+  );
+  const parts = [`${status.catalogue.skills} in the prompt of agent "${status.agentId}"`];
+  if (leftOut.length > 0) {
+    parts.push(`left out: ${leftOut.map((skill) => `${skill.name} (${skill.why.join('; ')})`).join(', ')}`);
+  }
+  if (status.problems.length > 0) {
+    parts.push(`not loaded: ${status.problems.map((problem) => problem.message).join('; ')}`);
+  }
+  if (leftOut.length > 0 || status.problems.length > 0) parts.push('see switchboard skills list');
+  return {
+    name: 'skills',
+    ok: leftOut.length === 0 && status.problems.length === 0,
+    warning: true,
+    detail: parts.join('; '),
+    source: 'gateway',
+  };
+}
