@@ -270,14 +270,21 @@ function convertGateway(raw: Record<string, unknown>, config: Record<string, unk
   }
   if (isRecord(gateway.reload)) {
     const reload: Record<string, unknown> = {};
-    copyIfPresent(gateway.reload, reload, ['mode', 'debounceMs'], 'gateway.reload', 'gateway.reload', mark);
-    if (gateway.reload.mode === 'hybrid' || gateway.reload.mode === 'restart')
+    copyIfPresent(gateway.reload, reload, ['debounceMs'], 'gateway.reload', 'gateway.reload', mark);
+    if (typeof gateway.reload.mode === 'string') {
+      reload.mode = gateway.reload.mode;
+      const restarts = gateway.reload.mode === 'hybrid' || gateway.reload.mode === 'restart';
       mark('gateway.reload.mode', {
-        disposition: 'changed',
+        disposition: restarts ? 'changed' : 'mapped',
         target: 'gateway.reload.mode',
-        message:
-          'Switchboard never restarts itself: changes that need a restart are reported and wait for one',
+        ...(restarts
+          ? {
+              message:
+                'Switchboard never restarts itself: changes that need a restart are reported and wait for one',
+            }
+          : {}),
       });
+    }
     if (Object.keys(reload).length > 0) target.reload = reload;
   }
   if (gateway.mode === 'remote')

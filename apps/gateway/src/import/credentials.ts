@@ -63,7 +63,8 @@ export async function readAuthStores(
     const directory = join(layout.agentsDirectory, agentId, 'agent');
     const databasePath = join(directory, 'openclaw-agent.sqlite');
     if (existsSync(databasePath)) {
-      const database = await openReadOnlyDatabase(databasePath);
+      const opened = await openReadOnlyDatabase(databasePath);
+      const database = opened.database;
       try {
         if (tableExists(database, 'auth_profile_store')) {
           const store = parseJson(
@@ -88,7 +89,7 @@ export async function readAuthStores(
           }
         }
       } finally {
-        database.close();
+        opened.close();
       }
     }
     const profilesPath = join(directory, 'auth-profiles.json');

@@ -36,7 +36,8 @@ export async function readCronJobs(layout: OpenClawLayout): Promise<OpenClawCron
     });
   };
   if (existsSync(layout.stateDatabasePath)) {
-    const database = await openReadOnlyDatabase(layout.stateDatabasePath);
+    const opened = await openReadOnlyDatabase(layout.stateDatabasePath);
+    const database = opened.database;
     try {
       if (tableExists(database, 'cron_jobs')) {
         for (const row of database
@@ -54,7 +55,7 @@ export async function readCronJobs(layout: OpenClawLayout): Promise<OpenClawCron
         }
       }
     } finally {
-      database.close();
+      opened.close();
     }
   }
   if (existsSync(layout.cronJobsPath)) {

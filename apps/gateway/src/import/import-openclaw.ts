@@ -317,9 +317,11 @@ export async function importOpenClaw(options: ImportOpenClawOptions): Promise<Im
         lines.push({ status: note.status === 'changed' ? 'changed' : 'unsupported', subject: note.text });
     for (const [provider, ids] of Object.entries(plan.order))
       lines.push({
-        status: dryRun ? 'import' : 'imported',
+        status: 'mapped',
         subject: `auth.order.${provider}: ${ids.join(', ')}`,
-        detail: 'in switchboard.json (the config part writes it)',
+        detail: selected.has('config')
+          ? 'the order is kept in switchboard.json'
+          : 'not written: the config part is not selected',
       });
     if (existsSync(join(layout.credentialsDirectory, 'oauth.json')))
       lines.push({

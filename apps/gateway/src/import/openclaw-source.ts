@@ -1,8 +1,8 @@
 // Reading an OpenClaw state directory, never writing it: JSON and JSON5 files, JSONL
 // transcripts and the SQLite databases of 2026.9 (opened read-only).
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { basename, isAbsolute, join, resolve } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import JSON5 from 'json5';
 import { ImportError } from './errors.ts';
@@ -120,12 +120,35 @@ export function resolveOpenClawPath(root: string, path: string): string {
   return isAbsolute(expanded) ? expanded : resolve(root, expanded);
 }
 
-/** An OpenClaw database, opened read-only (the import never writes OpenClaw's state). */
-export async function openReadOnlyDatabase(path: string): Promise<DatabaseSync> {
+/** A copy of an OpenClaw database, opened for reading; `close` removes the copy. */
+export interface OpenClawDatabase {
+  readonly database: DatabaseSync;
+  close(): void;
+}
+
+/**
+ * Opens a snapshot of an OpenClaw database. SQLite writes `-wal` and `-shm` files beside a
+ * WAL database even when it is opened read-only, so the database (with its WAL, which may
+ * hold committed rows not yet checkpointed) is copied to a temporary folder and read there:
+ * OpenClaw's directory is never written.
+ */
+export async function openReadOnlyDatabase(path: string): Promise<OpenClawDatabase> {
   const { DatabaseSync } = await import('node:sqlite');
+  const folder = mkdtempSync(join(tmpdir(), 'switchboard-openclaw-import-'));
+  const copy = join(folder, basename(path));
   try {
-    return new DatabaseSync(path, { readOnly: true });
+    copyFileSync(path, copy);
+    if (existsSync(`${path}-wal`)) copyFileSync(`${path}-wal`, `${copy}-wal`);
+    const database = new DatabaseSync(copy, { enableForeignKeyConstraints: false });
+    return {
+      database,
+      close() {
+        database.close();
+        rmSync(folder, { recursive: true, force: true });
+      },
+    };
   } catch (error) {
+    rmSync(folder, { recursive: true, force: true });
     throw new ImportError(
       'IMPORT_SOURCE_UNREADABLE',
       `cannot open the OpenClaw database ${path}: ${(error as Error).message}`,

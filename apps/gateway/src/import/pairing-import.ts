@@ -126,7 +126,8 @@ export async function readPairingState(
   }
 
   if (existsSync(layout.stateDatabasePath)) {
-    const database = await openReadOnlyDatabase(layout.stateDatabasePath);
+    const opened = await openReadOnlyDatabase(layout.stateDatabasePath);
+    const database = opened.database;
     try {
       if (tableExists(database, 'channel_pairing_allow_entries')) {
         const rows = database
@@ -147,7 +148,7 @@ export async function readPairingState(
         pendingRequests += Number(row?.count ?? 0);
       }
     } finally {
-      database.close();
+      opened.close();
     }
   }
   return { approved, pendingRequests, problems };

@@ -7,6 +7,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import type { CreateSessionInput, QueueOverrides, SessionPatch } from '@switchboard/sessions';
 import {
   isRecord,
+  type OpenClawDatabase,
   type OpenClawLayout,
   openReadOnlyDatabase,
   readJsonFile,
@@ -73,12 +74,13 @@ export async function readSessions(
 ): Promise<SessionSource> {
   const sessions: OpenClawSession[] = [];
   const problems: string[] = [];
-  const databases: DatabaseSync[] = [];
+  const databases: OpenClawDatabase[] = [];
   for (const agentId of agentIds) {
     const databasePath = join(layout.agentsDirectory, agentId, 'agent', 'openclaw-agent.sqlite');
     if (existsSync(databasePath)) {
-      const database = await openReadOnlyDatabase(databasePath);
-      databases.push(database);
+      const opened = await openReadOnlyDatabase(databasePath);
+      databases.push(opened);
+      const database = opened.database;
       if (tableExists(database, 'session_nodes') && tableExists(database, 'transcript_events')) {
         const rows = database
           .prepare(
