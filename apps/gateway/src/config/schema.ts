@@ -5,6 +5,7 @@ import { agentEntrySchema, bindingsSchema, dmScopeSchema, sessionConfigSchema } 
 import { z } from 'zod';
 import { memoryConfigSchema, memorySearchConfigSchema } from './schema-memory.ts';
 import { extraModelApis, modelsModeSchema, providerCompatSchema } from './schema-providers.ts';
+import { agentSandboxSchema } from './schema-sandbox.ts';
 import { cronConfigSchema, heartbeatConfigSchema } from './schema-scheduler.ts';
 import { agentSkillsSchema, skillsConfigSchema } from './schema-skills.ts';
 import { storageConfigSchema } from './schema-storage.ts';
@@ -93,6 +94,7 @@ const agentDefaultsSchema = z.strictObject({
   timeZone: z.string().optional(),
   heartbeat: heartbeatConfigSchema.optional(),
   skills: agentSkillsSchema,
+  sandbox: agentSandboxSchema,
   /** OpenClaw's older name of `memory.search` (an alias; `memory.search` wins key by key). */
   memorySearch: memorySearchConfigSchema.optional(),
 });
@@ -110,6 +112,7 @@ const agentSchema = z.strictObject({
   tools: agentToolsSchema.optional(),
   heartbeat: heartbeatConfigSchema.optional(),
   skills: agentSkillsSchema,
+  sandbox: agentSandboxSchema,
 });
 
 const resetPolicySchema = z.strictObject({
@@ -199,6 +202,7 @@ const toolsSchema = z.strictObject({
   allow: z.array(z.string().min(1)).optional(),
   /** Tool names, globs or groups no agent gets (wins over every allow list). */
   deny: z.array(z.string().min(1)).optional(),
+  /** Host exec for unsandboxed sessions only (sandbox mode off, or the main session with non-main): bare commands, no shell. */
   exec: z
     .strictObject({
       allow: z.array(z.string().regex(/^[^/\\\s]+$/, 'expected a bare command name')).default([]),

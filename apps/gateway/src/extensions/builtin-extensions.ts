@@ -4,6 +4,7 @@ import { coreExtension } from './core.ts';
 import type { GatewayExtension } from './extension.ts';
 import { schedulerExtension } from './scheduler.ts';
 import { memoryExtension } from './memory.ts';
+import { sandboxExtension } from './sandbox.ts';
 import { skillsExtension } from './skills.ts';
 
 export const builtinExtensions: readonly GatewayExtension[] = [
@@ -11,4 +12,5 @@ export const builtinExtensions: readonly GatewayExtension[] = [
   skillsExtension,
   memoryExtension,
   schedulerExtension,
+  sandboxExtension,
 ];

@@ -27,10 +27,6 @@ export const coreExtension: GatewayExtension = {
         return createBuiltinTools({
           workspace: await workspace(workspaceDir),
           webFetch: config.tools.webFetch ?? {},
-          exec: {
-            allow: config.tools.exec?.allow ?? [],
-            timeoutMs: (config.tools.exec?.timeoutSeconds ?? 30) * 1000,
-          },
           sendMessage,
         });
       },

@@ -1,7 +1,6 @@
 import { type AnyAgentTool, defineTool } from '@switchboard/core-loop';
 import { z } from 'zod';
 import type { SendMessage } from '../extensions/tool-registry.ts';
-import { runAllowedCommand } from './exec.ts';
 import { type WebFetchOptions, webFetch } from './web-fetch.ts';
 import type { WorkspaceFiles } from './workspace-files.ts';
 
@@ -18,7 +17,6 @@ const writeParameters = z.object({ path: z.string(), content: z.string() });
 const editParameters = z.object({ path: z.string(), oldText: z.string(), newText: z.string() });
 const listParameters = z.object({ path: z.string().default('.') });
 const webFetchParameters = z.object({ url: z.string() });
-const execParameters = z.object({ command: z.string(), args: z.array(z.string()).default([]) });
 const messageParameters = z.object({
   text: z.string().min(1),
   channel: z.string().optional(),
@@ -30,7 +28,6 @@ const messageParameters = z.object({
 export interface BuiltinToolsOptions {
   readonly workspace: WorkspaceFiles;
   readonly webFetch?: WebFetchOptions & { readonly enabled?: boolean };
-  readonly exec?: { readonly allow: readonly string[]; readonly timeoutMs?: number };
   /** Sends text for the `message` tool; resolves with the platform message ids. Absent: no message tool. */
   readonly sendMessage?: SendMessage;
 }
@@ -107,31 +104,6 @@ export function createBuiltinTools(options: BuiltinToolsOptions): AnyAgentTool[]
               truncated: result.truncated,
             },
           };
-        },
-      }),
-    );
-  }
-
-  const allow = options.exec?.allow ?? [];
-  if (allow.length > 0) {
-    tools.push(
-      defineTool({
-        name: 'exec',
-        description: `Run one allowlisted command in your workspace, without a shell. Allowed: ${allow.join(', ')}.`,
-        parameters: execParameters,
-        async execute(_id, args, signal) {
-          const result = await runAllowedCommand(
-            args.command,
-            args.args,
-            {
-              allow,
-              cwd: workspace.root,
-              ...(options.exec?.timeoutMs === undefined ? {} : { timeoutMs: options.exec.timeoutMs }),
-            },
-            signal,
-          );
-          const summary = `exit ${result.exitCode ?? result.signal}${result.timedOut ? ' (timed out)' : ''}\n${result.stdout}${result.stderr ? `\n[stderr]\n${result.stderr}` : ''}`;
-          return { content: text(summary), details: result, isError: result.exitCode !== 0 };
         },
       }),
     );

@@ -1,4 +1,10 @@
+// The host `exec` of unsandboxed sessions (sandbox mode `off`, or the main session in
+// `non-main`): one allowlisted bare command with arguments, without a shell
+// (`tools.exec.allow`). Sandboxed sessions get @switchboard/sandbox's exec instead
+// (extensions/sandbox.ts).
 import { execFile } from 'node:child_process';
+import { type AnyAgentTool, defineTool } from '@switchboard/core-loop';
+import { z } from 'zod';
 import { ToolError } from './errors.ts';
 
 export interface ExecOptions {
@@ -79,5 +85,32 @@ export function runAllowedCommand(
         });
       },
     );
+  });
+}
+
+const hostExecParameters = z.object({ command: z.string(), args: z.array(z.string()).default([]) });
+
+/** The host exec tool over an allowlist; undefined when the allowlist is empty (exec off). */
+export function createHostExecTool(options: {
+  readonly allow: readonly string[];
+  readonly cwd: string;
+  readonly timeoutMs: number;
+}): AnyAgentTool | undefined {
+  const { allow } = options;
+  if (allow.length === 0) return undefined;
+  return defineTool({
+    name: 'exec',
+    description: `Run one allowlisted command on the host in your workspace, without a shell. Allowed: ${allow.join(', ')}.`,
+    parameters: hostExecParameters,
+    async execute(_id, args, signal) {
+      const result = await runAllowedCommand(
+        args.command,
+        args.args,
+        { allow, cwd: options.cwd, timeoutMs: options.timeoutMs },
+        signal,
+      );
+      const summary = `exit ${result.exitCode ?? result.signal}${result.timedOut ? ' (timed out)' : ''}\n${result.stdout}${result.stderr ? `\n[stderr]\n${result.stderr}` : ''}`;
+      return { content: [{ type: 'text', text: summary }], details: result, isError: result.exitCode !== 0 };
+    },
   });
 }

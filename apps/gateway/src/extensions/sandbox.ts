@@ -1,0 +1,165 @@
+// The agent's shell (issue 21, decision 0015). Sandboxed sessions get @switchboard/sandbox's
+// `exec` (bash in bubblewrap, the workspace at /workspace) and `process` (background jobs);
+// unsandboxed ones (mode `off`, or the main session in `non-main`) get the host exec of
+// `tools.exec.allow`, if any. A sandbox that cannot run refuses each call with the reason:
+// nothing falls back to the host. Jobs die with their session (session_end) and the gateway.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AnyAgentTool } from '@switchboard/core-loop';
+import { definePlugin } from '@switchboard/hooks';
+import { buildAgentMainSessionKey } from '@switchboard/routing';
+import {
+  createSandbox,
+  createSandboxTools,
+  isSandboxedSession,
+  resolveSandboxPolicy,
+  type Sandbox,
+  type SandboxPolicy,
+} from '@switchboard/sandbox';
+import type { GatewayConfig } from '../config/schema.ts';
+import { createHostExecTool } from '../tools/exec.ts';
+import type { GatewayExtension } from './extension.ts';
+
+/** The agent's sandbox policy: its own `sandbox` section over `agents.defaults.sandbox`. */
+export function sandboxPolicyOf(config: GatewayConfig, agentId: string): SandboxPolicy {
+  const own = config.agents.list?.find((agent) => agent.id.toLowerCase() === agentId.toLowerCase())?.sandbox;
+  return resolveSandboxPolicy(config.agents.defaults.sandbox, own);
+}
+
+function agentIds(config: GatewayConfig): string[] {
+  const listed = config.agents.list?.map((agent) => agent.id.toLowerCase()) ?? [];
+  return listed.length > 0 ? listed : ['main'];
+}
+
+/** What `sandbox.status` answers (and start-up logs). */
+export interface SandboxStatus {
+  readonly bubblewrap: {
+    readonly usable: boolean;
+    readonly path?: string;
+    readonly version?: string;
+    readonly reason?: string;
+  };
+  readonly processLimit: 'cgroup' | 'rlimit' | 'unenforced';
+  readonly agents: readonly {
+    readonly agentId: string;
+    readonly mode: SandboxPolicy['mode'];
+    readonly workspaceAccess: SandboxPolicy['workspaceAccess'];
+    readonly network: boolean;
+  }[];
+  readonly runningJobs: number;
+}
+
+export const sandboxExtension: GatewayExtension = {
+  id: 'sandbox',
+  async setup(context) {
+    // Creating the sandbox does no work: bubblewrap is probed on first use or at start.
+    const sandbox: Sandbox = createSandbox({ logger: context.logger, now: context.now });
+
+    const scratchFolder = (agentId: string): string => {
+      const folder = join(context.stateDirectory, 'sandboxes', agentId);
+      mkdirSync(folder, { recursive: true });
+      return folder;
+    };
+
+    context.tools.register({
+      id: 'sandbox',
+      tools({ config, agentId, sessionKey, workspaceDir }) {
+        const policy = sandboxPolicyOf(config, agentId);
+        const mainSessionKey = buildAgentMainSessionKey({ agentId, mainKey: config.session.mainKey });
+        if (isSandboxedSession(policy.mode, sessionKey, mainSessionKey)) {
+          return createSandboxTools({
+            sandbox,
+            sessionKey,
+            workspaceHostPath: policy.workspaceAccess === 'none' ? scratchFolder(agentId) : workspaceDir,
+            policy,
+          });
+        }
+        const hostExec = createHostExecTool({
+          allow: config.tools.exec?.allow ?? [],
+          cwd: workspaceDir,
+          timeoutMs: (config.tools.exec?.timeoutSeconds ?? 30) * 1000,
+        });
+        const tools: AnyAgentTool[] = [];
+        if (hostExec !== undefined) tools.push(hostExec);
+        return tools;
+      },
+    });
+
+    const status = async (): Promise<SandboxStatus> => {
+      const config = context.config();
+      const probe = await sandbox.probe();
+      return {
+        bubblewrap: probe.usable
+          ? { usable: true, path: probe.path, version: probe.version }
+          : {
+              usable: false,
+              ...(probe.path === undefined ? {} : { path: probe.path }),
+              reason: probe.reason,
+            },
+        processLimit: sandbox.processLimit(),
+        agents: agentIds(config).map((agentId) => {
+          const policy = sandboxPolicyOf(config, agentId);
+          return {
+            agentId,
+            mode: policy.mode,
+            workspaceAccess: policy.workspaceAccess,
+            network: policy.network,
+          };
+        }),
+        runningJobs: sandbox.processes.runningCount(),
+      };
+    };
+
+    await context.plugins.register(
+      definePlugin({
+        name: 'sandbox',
+        version: '1.0.0',
+        specVersion: 1,
+        description: 'bubblewrap exec: background jobs end with their session; sandbox.status for operators',
+        setup(api) {
+          api.on('session_end', async (event) => {
+            const killed = await sandbox.processes.killSession(event.sessionKey);
+            if (killed > 0)
+              context.logger.info('sandbox: killed the background jobs of an ended session', {
+                sessionKey: event.sessionKey,
+                killed,
+              });
+          });
+          api.registerGatewayMethod('sandbox.status', status);
+        },
+      }),
+    );
+
+    context.onStart(async () => {
+      const config = context.config();
+      const policies = agentIds(config).map((agentId) => sandboxPolicyOf(config, agentId));
+      if (config.tools.exec?.allow?.length && policies.every((policy) => policy.mode === 'all')) {
+        context.logger.warn(
+          'tools.exec.allow is unused: every session runs exec in the sandbox (agents.defaults.sandbox.mode "all"); it applies to unsandboxed sessions only (mode "off", or the main session with "non-main")',
+          {},
+        );
+      }
+      if (policies.every((policy) => policy.mode === 'off')) return;
+      const current = await status();
+      if (current.bubblewrap.usable) {
+        context.logger.info('sandbox: bubblewrap is usable', {
+          version: current.bubblewrap.version,
+          processLimit: current.processLimit,
+        });
+        if (current.processLimit === 'unenforced') {
+          context.logger.warn(
+            'sandbox: the process limit is not enforced (running as root without a writable pids cgroup)',
+            {},
+          );
+        }
+      } else {
+        context.logger.warn(
+          `sandbox: exec will refuse every sandboxed command: ${current.bubblewrap.reason}`,
+          {},
+        );
+      }
+    });
+
+    context.onStop(() => sandbox.close());
+  },
+};
