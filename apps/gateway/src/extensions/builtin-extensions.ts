@@ -4,11 +4,13 @@ import { coreExtension } from './core.ts';
 import type { GatewayExtension } from './extension.ts';
 import { schedulerExtension } from './scheduler.ts';
 import { memoryExtension } from './memory.ts';
+import { providersExtension } from './providers.ts';
 import { sandboxExtension } from './sandbox.ts';
 import { skillsExtension } from './skills.ts';
 
 export const builtinExtensions: readonly GatewayExtension[] = [
   coreExtension,
+  providersExtension,
   skillsExtension,
   memoryExtension,
   schedulerExtension,

@@ -5,6 +5,12 @@ import type { Logger } from '@switchboard/hooks';
 import type { GatewayConfig } from '../config/schema.ts';
 import { agentModelReference, defaultsModelReference } from './model-selection.ts';
 import { type ModelCatalog, splitModelReference } from './models.ts';
+import {
+  defaultEndpointOf,
+  implicitKeyVariables,
+  needsNoKey,
+  providerApiOf,
+} from './provider-credentials.ts';
 
 /** Where the Anthropic SDK sends requests when neither the config nor the environment says. */
 const anthropicBaseUrl = 'https://api.anthropic.com';
@@ -40,9 +46,10 @@ export interface ModelCredentialCheck {
  */
 export function missingCredentialsText(provider: string, config: GatewayConfig): string {
   const declared = Object.hasOwn(config.models.providers, provider);
+  const implicitVariable = implicitKeyVariables[provider];
   const how =
-    provider === 'anthropic' && !declared
-      ? 'set ANTHROPIC_API_KEY or models.providers.anthropic.apiKey'
+    implicitVariable !== undefined && !declared
+      ? `set ${implicitVariable} or models.providers.${provider}.apiKey`
       : provider === 'anthropic'
         ? 'set models.providers.anthropic.apiKey (for example to "${ANTHROPIC_API_KEY}": the variable alone is read only when the config declares no anthropic provider)'
         : `set models.providers.${provider}.apiKey`;
@@ -97,18 +104,21 @@ export function checkModelCredentials(options: CheckModelCredentialsOptions): Mo
   const provider = target.provider;
   const declared = Object.hasOwn(config.models.providers, provider);
   const withSecret = profiles.filter((profile) => profile.provider === provider && profile.hasCredential);
+  const keyVariable = implicitKeyVariables[provider] ?? 'ANTHROPIC_API_KEY';
   const source =
     withSecret.length > 0
       ? `auth profile${withSecret.length === 1 ? '' : 's'} ${withSecret.map((profile) => profile.id).join(', ')}`
       : target.apiKey !== undefined && target.apiKey !== ''
         ? declared
           ? `models.providers.${provider}.apiKey`
-          : `ANTHROPIC_API_KEY in ${environmentName}`
+          : `${keyVariable} in ${environmentName}`
         : target.authToken !== undefined && target.authToken !== ''
           ? declared
             ? `models.providers.${provider}.authToken`
             : `ANTHROPIC_AUTH_TOKEN in ${environmentName}`
-          : undefined;
+          : needsNoKey(target.model, target.baseUrl, providerApiOf(config, provider, target.model))
+            ? 'no key needed (a server on this machine)'
+            : undefined;
   return {
     reference: target.reference,
     provider,
@@ -118,7 +128,11 @@ export function checkModelCredentials(options: CheckModelCredentialsOptions): Mo
       source === undefined
         ? missingCredentialsText(provider, config)
         : `${target.reference} has a credential: ${source}`,
-    baseUrl: target.baseUrl ?? target.model.baseUrl ?? anthropicBaseUrl,
+    baseUrl:
+      target.baseUrl ??
+      target.model.baseUrl ??
+      defaultEndpointOf(providerApiOf(config, provider, target.model)) ??
+      anthropicBaseUrl,
   };
 }
 
