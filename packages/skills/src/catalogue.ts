@@ -23,7 +23,7 @@ export const defaultSkillLimits: SkillLimits = {
 };
 
 /** Descriptions are cut to this many characters when the catalogue is over its budget. */
-export const shortDescriptionChars = 220;
+const shortDescriptionChars = 220;
 
 /** What the budgets did to the catalogue: the log line and `skills list` say it. */
 export interface CatalogueTrimming {
@@ -50,7 +50,7 @@ export interface RenderCatalogueOptions {
   readonly readTool?: string;
 }
 
-export function escapeXml(text: string): string {
+function escapeXml(text: string): string {
   return text
     .replaceAll('&', '&amp;')
     .replaceAll('<', '&lt;')

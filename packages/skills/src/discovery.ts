@@ -28,7 +28,7 @@ export interface SkillRoot {
 }
 
 /** A SKILL.md found and parsed. */
-export interface DiscoveredSkill {
+interface DiscoveredSkill {
   readonly definition: SkillDefinition;
   readonly tier: SkillTier;
   readonly plugin?: string;
@@ -55,7 +55,7 @@ export interface DiscoverOptions {
 }
 
 export const defaultMaxDepth = 6;
-export const defaultMaxSkillFileBytes: number = 256 * 1024;
+const defaultMaxSkillFileBytes: number = 256 * 1024;
 
 const skippedFolders = new Set(['node_modules']);
 

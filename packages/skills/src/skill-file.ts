@@ -5,11 +5,11 @@ import { isMap, isScalar, LineCounter, parseDocument, type YAMLError } from 'yam
 import type { SkillsErrorCode } from './errors.ts';
 
 /** The operating systems `metadata.openclaw.os` may name (Node's `process.platform` values). */
-export const skillOperatingSystems = ['darwin', 'linux', 'win32'] as const;
-export type SkillOperatingSystem = (typeof skillOperatingSystems)[number];
+const skillOperatingSystems = ['darwin', 'linux', 'win32'] as const;
+type SkillOperatingSystem = (typeof skillOperatingSystems)[number];
 
 /** What a skill needs before it is offered (`metadata.openclaw.requires`). */
-export interface SkillRequirements {
+interface SkillRequirements {
   /** Every one of these executables must be on PATH. */
   readonly bins: readonly string[];
   /** At least one of these executables must be on PATH (ignored when empty). */
@@ -21,7 +21,7 @@ export interface SkillRequirements {
 }
 
 /** `metadata.openclaw` of a SKILL.md, normalised (lists default to empty). */
-export interface SkillMetadata {
+interface SkillMetadata {
   /** Offered even when a `requires` check fails (the `os` filter still applies). */
   readonly always: boolean;
   readonly emoji?: string;

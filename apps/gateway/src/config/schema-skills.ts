@@ -42,5 +42,3 @@ export const skillsConfigSchema = z.strictObject({
     })
     .prefault({}),
 });
-
-export type SkillsConfig = z.infer<typeof skillsConfigSchema>;

@@ -42,7 +42,7 @@ function agentFilter(config: GatewayConfig, agentId: string): readonly string[] 
 }
 
 /** A skill's state in words, as `skills list` prints it. */
-export interface SkillStatusView extends SkillStatusEntry {
+interface SkillStatusView extends SkillStatusEntry {
   readonly state: 'eligible' | 'command_only' | 'excluded';
   readonly why: readonly string[];
 }
