@@ -56,6 +56,7 @@ export const restartRules: ReadonlyArray<{ readonly path: string; readonly reaso
   },
   { path: 'gateway.controlUi', reason: 'the allowed browser origins are fixed when the server starts' },
   { path: 'session.durability', reason: 'the database is opened once with its durability' },
+  { path: 'storage', reason: 'the session store (SQLite file or PostgreSQL pool) is opened once' },
   {
     path: 'plugins',
     reason: 'plugin code is loaded and set up once; unloading it safely needs a new process',

@@ -9,7 +9,6 @@ import {
 } from '@switchboard/hooks';
 import {
   createSessionDispatcher,
-  createSqliteSessionStore,
   type Durability,
   defaultQueueSettings,
   type SessionDispatcher,
@@ -51,6 +50,7 @@ import { startPlugins } from './plugins.ts';
 import { createQueueOutcomes } from './queue-outcomes.ts';
 import { createTurnRunner } from './runner.ts';
 import { createRunRegistry } from './runs.ts';
+import { openSessionStore } from './session-store.ts';
 import type { TurnInput } from './turn-input.ts';
 
 export { gatewayVersion } from '../version.ts';
@@ -148,10 +148,12 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   if (crashPointArmed !== undefined)
     logger.warn(`[TEST] crash point armed: the gateway SIGKILLs itself at ${crashPointArmed}`);
 
-  const store = await createSqliteSessionStore({
+  const { store, durability } = await openSessionStore({
+    storage: config.storage,
     stateDirectory,
     durability: options.durability ?? config.session.durability ?? 'normal',
     ...(options.now === undefined ? {} : { now }),
+    logger,
   });
   const journal = createInboundJournal({ store, logger });
   // What the last process left unanswered, listed before anything is admitted (decision 0004).
@@ -334,7 +336,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     },
     configPath: loaded.path,
     stateDirectory,
-    durability: store.durability,
+    durability,
     version: gatewayVersion,
     startedAt,
     store,

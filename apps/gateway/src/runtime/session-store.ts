@@ -1,0 +1,45 @@
+// Opens the session store `storage` names: SQLite in the state directory (the default, one
+// gateway), or PostgreSQL shared by several replicas. The PostgreSQL package and its driver
+// are imported only when configured.
+import type { Logger } from '@switchboard/hooks';
+import { createSqliteSessionStore, type Durability, type SessionStore } from '@switchboard/sessions';
+import type { StorageConfig } from '../config/schema-storage.ts';
+
+export interface OpenSessionStoreOptions {
+  readonly storage: StorageConfig;
+  readonly stateDirectory: string;
+  /** SQLite's commit durability (`session.durability`). */
+  readonly durability: Durability;
+  readonly now?: () => number;
+  readonly logger: Logger;
+}
+
+export interface OpenedSessionStore {
+  readonly store: SessionStore;
+  /** What a resolved write survives: SQLite's setting, or `full` on PostgreSQL (committed on the server). */
+  readonly durability: Durability;
+}
+
+export async function openSessionStore(options: OpenSessionStoreOptions): Promise<OpenedSessionStore> {
+  const { storage, logger } = options;
+  if (storage.kind === 'postgres') {
+    const { createPostgresSessionStore } = await import('@switchboard/store-postgres');
+    const store = await createPostgresSessionStore({
+      url: storage.url,
+      ...(storage.poolSize === undefined ? {} : { poolSize: storage.poolSize }),
+      ...(storage.livenessTimeoutMs === undefined ? {} : { livenessTimeoutMs: storage.livenessTimeoutMs }),
+      ...(options.now === undefined ? {} : { now: options.now }),
+      onConnectionError: (error) => logger.warn(`storage: a PostgreSQL connection failed: ${error.message}`),
+    });
+    logger.info(
+      `storage: PostgreSQL ${store.location} (replica ${store.instanceId}, owner ${store.ownerId})`,
+    );
+    return { store, durability: 'full' };
+  }
+  const store = await createSqliteSessionStore({
+    stateDirectory: options.stateDirectory,
+    durability: options.durability,
+    ...(options.now === undefined ? {} : { now: options.now }),
+  });
+  return { store, durability: store.durability };
+}
