@@ -74,14 +74,23 @@ function shorten(text: string, chars: number): string {
   return `${text.slice(0, chars - 1).trimEnd()}…`;
 }
 
-function renderText(skills: readonly CatalogueSkill[], readTool: string): string {
-  if (skills.length === 0) return '';
-  const lines = skills.map(
-    (skill) =>
-      `<skill><name>${escapeXml(skill.name)}</name><description>${escapeXml(skill.description)}</description><location>${escapeXml(skill.location)}</location></skill>`,
-  );
+function skillLine(skill: CatalogueSkill): string {
+  return `<skill><name>${escapeXml(skill.name)}</name><description>${escapeXml(skill.description)}</description><location>${escapeXml(skill.location)}</location></skill>`;
+}
+
+function renderText(lines: readonly string[], readTool: string): string {
+  if (lines.length === 0) return '';
   return ['## Skills', instruction(readTool), '<available_skills>', ...lines, '</available_skills>'].join(
     '\n',
+  );
+}
+
+/** The length renderText would give, without building the string. */
+function renderedLength(lines: readonly string[], readTool: string): number {
+  if (lines.length === 0) return 0;
+  const frame = ['## Skills', instruction(readTool), '<available_skills>', '</available_skills>'];
+  return (
+    [...frame, ...lines].reduce((total, line) => total + line.length, 0) + frame.length + lines.length - 1
   );
 }
 
@@ -106,27 +115,33 @@ export function renderCatalogue(
     dropped.push({ name: skill.name, limit: 'maxSkillsInPrompt' });
   let shortenedDescriptions = false;
   let droppedDescriptions = false;
-  let text = renderText(skills, readTool);
-  if (text.length > limits.maxSkillsPromptChars) {
+  let lines = skills.map(skillLine);
+  if (renderedLength(lines, readTool) > limits.maxSkillsPromptChars) {
     shortenedDescriptions = skills.some((skill) => skill.description.length > shortDescriptionChars);
     skills = skills.map((skill) => ({
       ...skill,
       description: shorten(skill.description, shortDescriptionChars),
     }));
-    text = renderText(skills, readTool);
+    lines = skills.map(skillLine);
   }
-  if (text.length > limits.maxSkillsPromptChars) {
+  if (renderedLength(lines, readTool) > limits.maxSkillsPromptChars) {
     droppedDescriptions = true;
     skills = skills.map((skill) => ({ ...skill, description: '' }));
-    text = renderText(skills, readTool);
+    lines = skills.map(skillLine);
   }
-  while (text.length > limits.maxSkillsPromptChars && skills.length > 0) {
+  let length = renderedLength(lines, readTool);
+  while (length > limits.maxSkillsPromptChars && skills.length > 0) {
     const last = skills.at(-1)!;
     dropped.push({ name: last.name, limit: 'maxSkillsPromptChars' });
     skills = skills.slice(0, -1);
-    text = renderText(skills, readTool);
+    lines = lines.slice(0, -1);
+    length = renderedLength(lines, readTool);
   }
-  return { text, skills, trimming: { shortenedDescriptions, droppedDescriptions, dropped } };
+  return {
+    text: renderText(lines, readTool),
+    skills,
+    trimming: { shortenedDescriptions, droppedDescriptions, dropped },
+  };
 }
 
 // Code-unit order, not localeCompare: the same on every machine and locale.

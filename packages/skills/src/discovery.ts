@@ -1,4 +1,5 @@
 // Finding SKILL.md folders under the skill roots, highest precedence first.
+import type { Dirent } from 'node:fs';
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parseSkillFile, type SkillDefinition, type SkillProblem } from './skill-file.ts';
@@ -78,8 +79,10 @@ export async function discoverSkills(
     const directory = resolve(root.directory);
     const skillFiles: string[] = [];
     await walk(directory, 0, maxDepth, seenFolders, skillFiles);
-    for (const file of skillFiles) {
-      const loaded = await loadSkillFile(file, maxBytes);
+    // Read and parse in parallel; results keep the sorted path order.
+    const loadedFiles = await Promise.all(skillFiles.map((file) => loadSkillFile(file, maxBytes)));
+    for (const [index, file] of skillFiles.entries()) {
+      const loaded = loadedFiles[index]!;
       if (!loaded.ok) {
         problems.push(loaded.problem);
         continue;
@@ -122,22 +125,27 @@ async function walk(
   // A folder reached twice (a symlink loop, or two roots that overlap) is searched once.
   if (seenFolders.has(real)) return;
   seenFolders.add(real);
-  let entries: string[];
+  let entries: Dirent[];
   try {
-    entries = (await readdir(directory)).sort();
+    entries = (await readdir(directory, { withFileTypes: true })).sort((left, right) =>
+      left.name < right.name ? -1 : left.name > right.name ? 1 : 0,
+    );
   } catch {
     return;
   }
-  if (entries.includes('SKILL.md')) {
+  if (entries.some((entry) => entry.name === 'SKILL.md')) {
     skillFiles.push(join(directory, 'SKILL.md'));
     return;
   }
   if (depth >= maxDepth) return;
   for (const entry of entries) {
-    if (entry.startsWith('.') || skippedFolders.has(entry)) continue;
-    const child = join(directory, entry);
-    const info = await stat(child).catch(() => undefined);
-    if (info?.isDirectory()) await walk(child, depth + 1, maxDepth, seenFolders, skillFiles);
+    if (entry.name.startsWith('.') || skippedFolders.has(entry.name)) continue;
+    const child = join(directory, entry.name);
+    // A symbolic link is followed when it leads to a folder.
+    const isDirectory =
+      entry.isDirectory() ||
+      (entry.isSymbolicLink() && (await stat(child).catch(() => undefined))?.isDirectory() === true);
+    if (isDirectory) await walk(child, depth + 1, maxDepth, seenFolders, skillFiles);
   }
 }
 
