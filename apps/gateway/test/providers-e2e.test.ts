@@ -100,7 +100,7 @@ describe('gateway: a turn with two tool calls and streamed text on each api', ()
       status: 'ok',
       result: { meta: { agentMeta: { provider, model } } },
     });
-    const texts = (final.payload?.result as { payloads: Array<{ text: string }> }).payloads.map(
+    const texts = (final.payload!.result as { payloads: Array<{ text: string }> }).payloads.map(
       (payload) => payload.text,
     );
     expect(texts.join('\n')).toContain('Both notes are written.');
@@ -160,7 +160,7 @@ describe('gateway: fallback across providers', () => {
     const roles = converted.messages.map((message) => message.role);
     expect(roles).toEqual(['system', 'user', 'assistant', 'tool', 'assistant', 'user']);
     const call = (
-      converted.messages[2]?.tool_calls as Array<{
+      converted.messages[2]!.tool_calls as Array<{
         id: string;
         function: { name: string; arguments: string };
       }>
