@@ -179,6 +179,8 @@ export async function runDoctor(
           | undefined;
         const skills = await (await import('./skills-command.ts')).skillsDoctorCheck(client);
         if (skills !== undefined) checks.push(skills);
+        const mcp = await (await import('./mcp-command.ts')).mcpDoctorCheck(client);
+        if (mcp !== undefined) checks.push(mcp);
       } catch (error) {
         if (!(error instanceof GatewayRequestError && error.detailCode === 'UNKNOWN_METHOD')) throw error;
         // A gateway from before doctor.check: it answers, but the model checks read the config.

@@ -3,6 +3,7 @@ import { thinkingLevels } from '@switchboard/core-loop';
 import { pluginsConfigSchema } from '@switchboard/hooks';
 import { agentEntrySchema, bindingsSchema, dmScopeSchema, sessionConfigSchema } from '@switchboard/routing';
 import { z } from 'zod';
+import { mcpSectionSchema } from './schema-mcp.ts';
 import { memoryConfigSchema, memorySearchConfigSchema } from './schema-memory.ts';
 import { extraModelApis, modelsModeSchema, providerCompatSchema } from './schema-providers.ts';
 import { agentSandboxSchema } from './schema-sandbox.ts';
@@ -249,6 +250,8 @@ export const gatewayConfigSchema = z.strictObject({
   cron: cronConfigSchema.prefault({}),
   skills: skillsConfigSchema.prefault({}),
   memory: memoryConfigSchema.optional(),
+  /** MCP servers whose tools the agents use (@switchboard/mcp, decision 0020). */
+  mcp: mcpSectionSchema,
   /** Where sessions, the journal and state live: SQLite (default) or PostgreSQL for replicas (decision 0021). */
   storage: storageConfigSchema,
 });

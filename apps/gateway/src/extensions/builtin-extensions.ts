@@ -3,6 +3,7 @@
 import { coreExtension } from './core.ts';
 import type { GatewayExtension } from './extension.ts';
 import { schedulerExtension } from './scheduler.ts';
+import { mcpExtension } from './mcp.ts';
 import { memoryExtension } from './memory.ts';
 import { providersExtension } from './providers.ts';
 import { sandboxExtension } from './sandbox.ts';
@@ -14,5 +15,6 @@ export const builtinExtensions: readonly GatewayExtension[] = [
   skillsExtension,
   memoryExtension,
   schedulerExtension,
+  mcpExtension,
   sandboxExtension,
 ];

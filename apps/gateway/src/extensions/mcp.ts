@@ -1,0 +1,131 @@
+// MCP servers (@switchboard/mcp, decision 0020): every tool of the configured `mcp.servers`
+// offered as `<server>__<tool>` through the tool source `mcp` (so `tools.allow|deny` and
+// `group:mcp` apply), and `mcp.status` telling operators each server's state and, per tool,
+// whether an agent sees it and if not why (server down, tool filter, agent selection, tool
+// policy, a name another source took). Without servers nothing connects and the MCP SDK never
+// loads; with them, eager servers connect once the gateway listens, lazy ones on first use.
+import { definePlugin, withLogFields } from '@switchboard/hooks';
+import {
+  createMcpManager,
+  type McpConfig,
+  type McpManager,
+  type McpServerStatus,
+  type McpToolStatus,
+} from '@switchboard/mcp';
+import { resolveDefaultAgentId } from '@switchboard/routing';
+import { z } from 'zod';
+import { GatewayError } from '../protocol/errors.ts';
+import { gatewayVersion } from '../version.ts';
+import type { GatewayExtension } from './extension.ts';
+import type { ExcludedToolReason } from './tool-registry.ts';
+
+/** The tool source id (policies name it `group:mcp`). */
+const sourceId = 'mcp';
+
+const statusParameters = z.strictObject({ agentId: z.string().min(1).optional() });
+
+/** A tool's status for one agent, after the gateway's tool policy and name checks. */
+export interface McpToolView extends Omit<McpToolStatus, 'reason'> {
+  readonly reason?: McpToolStatus['reason'] | Exclude<ExcludedToolReason, 'source_failed'>;
+}
+
+export interface McpServerView extends Omit<McpServerStatus, 'tools'> {
+  readonly tools: readonly McpToolView[];
+}
+
+/** What `mcp.status` answers. */
+export interface McpStatusResult {
+  readonly agentId: string;
+  readonly servers: readonly McpServerView[];
+}
+
+export const mcpExtension: GatewayExtension = {
+  id: 'mcp',
+  async setup(context) {
+    const logger = withLogFields(context.logger, { extension: 'mcp' });
+    let applied: McpConfig = context.config().mcp;
+    const manager: McpManager = createMcpManager({
+      servers: applied.servers,
+      logger,
+      now: context.now,
+      clientInfo: { name: 'switchboard', version: gatewayVersion },
+    });
+
+    /** Applies a reloaded `mcp` section (added servers start, removed stop, changed restart). */
+    const current = async (): Promise<McpManager> => {
+      const section = context.config().mcp;
+      if (section !== applied) {
+        const changed = JSON.stringify(section) !== JSON.stringify(applied);
+        applied = section;
+        if (changed) await manager.reconfigure(section.servers);
+      }
+      return manager;
+    };
+
+    context.tools.register({
+      id: sourceId,
+      // Waits only for servers on their first connection attempt (each within its
+      // connectionTimeoutMs); afterwards this is a lookup of built tools.
+      tools: async (toolContext) => (await current()).tools(toolContext.agentId),
+    });
+
+    const status = async (params: unknown): Promise<McpStatusResult> => {
+      const parsed = statusParameters.safeParse(params ?? {});
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        throw new GatewayError(
+          'INVALID_PARAMS',
+          `mcp.status: ${issue?.path.join('.') || 'params'}: ${issue?.message ?? 'invalid'}`,
+        );
+      }
+      const config = context.config();
+      const agentId = (parsed.data.agentId ?? resolveDefaultAgentId(config)).toLowerCase();
+      const servers = (await current()).status({ agentId });
+      // What a turn of this agent would get: the same registry, policy and duplicate checks.
+      const anyOffered = servers.some((server) => server.tools.some((tool) => tool.offered));
+      const excluded = anyOffered
+        ? (
+            await context.tools.resolve({
+              config,
+              agentId,
+              sessionKey: `agent:${agentId}:mcp-status`,
+              runId: 'mcp-status',
+              channel: 'mcp-status',
+              workspaceDir: context.workspaceFor(agentId),
+              sendMessage: async () => {
+                throw new Error('mcp.status does not send messages');
+              },
+            })
+          ).excluded.filter((entry) => entry.source === sourceId)
+        : [];
+      return {
+        agentId,
+        servers: servers.map((server) => ({
+          ...server,
+          tools: server.tools.map((tool): McpToolView => {
+            const verdict = tool.offered ? excluded.find((entry) => entry.name === tool.name) : undefined;
+            if (verdict === undefined || verdict.reason === 'source_failed') return tool;
+            return { ...tool, offered: false, reason: verdict.reason, detail: verdict.detail };
+          }),
+        })),
+      };
+    };
+
+    // Operators ask through the protocol: `mcp.status` (the CLI's `mcp list`, doctor).
+    await context.plugins.register(
+      definePlugin({
+        name: 'mcp',
+        version: '1.0.0',
+        specVersion: 1,
+        description: 'MCP servers: mcp.status for operators',
+        setup(api) {
+          api.registerGatewayMethod('mcp.status', status);
+        },
+      }),
+    );
+
+    // Connecting waits until the gateway listens; with no servers this does nothing.
+    context.onStart(() => manager.start());
+    context.onStop(() => manager.close());
+  },
+};
