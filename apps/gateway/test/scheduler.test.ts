@@ -5,13 +5,19 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createFakeAnthropic, type FakeAnthropic, type FakeTurn } from '@switchboard/testkit/anthropic';
+import {
+  createFakeAnthropic,
+  type FakeAnthropic,
+  type FakeTurn,
+  type RecordedRequest,
+} from '@switchboard/testkit/anthropic';
 import { createFakeTelegram, type FakeTelegram } from '@switchboard/testkit/telegram';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { type CliIo, exitCodes, runCli } from '../src/cli/main.ts';
 import { type ChildGateway, startChildGateway } from './child-gateway.ts';
 import { startTestGateway, type TestGateway } from './harness.ts';
 import type { ProtocolClient } from './protocol-client.ts';
-import { createTestChannel, type TestChannel } from './test-channel.ts';
+import { createTestChannel } from './test-channel.ts';
 
 const running: TestGateway[] = [];
 afterEach(async () => {
@@ -20,7 +26,7 @@ afterEach(async () => {
 
 const text = (entry: { message: { kind: string } }) => (entry.message as unknown as { text: string }).text;
 
-type Request = Parameters<Extract<NonNullable<Parameters<typeof createFakeAnthropic>[0]>['fallback'], Function>>[0];
+type Request = RecordedRequest;
 
 /** True when the request's last message carries a tool result (the model's second step). */
 function afterToolCall(request: Request): boolean {
@@ -35,7 +41,9 @@ async function start(fallback: (request: Request) => FakeTurn, agents: Record<st
     plugins: [channel.plugin],
     config: {
       channels: { testchat: { dmPolicy: 'allowlist', allowFrom: ['user-1'] } },
-      agents: { defaults: { model: 'anthropic/claude-sonnet-4-6', workspace, heartbeat: { every: 0 }, ...agents } },
+      agents: {
+        defaults: { model: 'anthropic/claude-sonnet-4-6', workspace, heartbeat: { every: 0 }, ...agents },
+      },
     },
     model: { fallback },
   });
@@ -66,7 +74,9 @@ const runsOf = async (client: ProtocolClient, jobId: string) =>
 
 describe('schedules in a running gateway', () => {
   it('fires an `at` job once, delivers its reply once with a receipt, and removes the job', async () => {
-    const { harness, channel, admin } = await start((request) => ({ text: `noted: ${request.lastUserText}` }));
+    const { harness, channel, admin } = await start((request) => ({
+      text: `noted: ${request.lastUserText}`,
+    }));
     const added = await payload(admin, 'cron.add', {
       job: {
         name: 'stand-up',
@@ -80,13 +90,17 @@ describe('schedules in a running gateway', () => {
     const [delivered] = await channel.waitForSent(1, 30_000);
     expect(text(delivered!)).toBe('noted: write the stand-up note');
     expect(delivered!.message.peer).toEqual({ kind: 'direct', id: 'user-1' });
-    await vi.waitFor(async () => expect((await payload(admin, 'cron.list', {})).jobs).toEqual([]), { timeout: 15_000 });
+    await vi.waitFor(async () => expect((await payload(admin, 'cron.list', {})).jobs).toEqual([]), {
+      timeout: 15_000,
+    });
     await harness.settle();
     expect(channel.sent).toHaveLength(1);
     expect(harness.model.messageRequests).toHaveLength(1);
     // The run had its own isolated session.
     const sessions = (await payload(admin, 'sessions.list', {})).sessions as Array<{ key: string }>;
-    expect(sessions.map((session) => session.key)).toContainEqual(expect.stringMatching(new RegExp(`^agent:main:cron:${job.id}:run:`)));
+    expect(sessions.map((session) => session.key)).toContainEqual(
+      expect.stringMatching(new RegExp(`^agent:main:cron:${job.id}:run:`)),
+    );
   });
 
   it('fires an `every` job once per period and records the run with its delivery', async () => {
@@ -102,7 +116,9 @@ describe('schedules in a running gateway', () => {
     });
     const jobId = (added.job as JobView).id;
     await channel.waitForSent(1, 30_000);
-    await vi.waitFor(async () => expect((await runsOf(admin, jobId))[0]?.status).toBe('ok'), { timeout: 15_000 });
+    await vi.waitFor(async () => expect((await runsOf(admin, jobId))[0]?.status).toBe('ok'), {
+      timeout: 15_000,
+    });
     const runs = await runsOf(admin, jobId);
     expect(runs).toHaveLength(1);
     expect(runs[0]).toMatchObject({ deliveryStatus: 'delivered', messageIds: [channel.sent[0]!.id] });
@@ -151,12 +167,58 @@ describe('schedules in a running gateway', () => {
   it('refuses a bad job with the key path, and a missing job with NOT_FOUND', async () => {
     const { admin } = await start(() => ({ text: 'unused' }));
     const bad = await admin.request('cron.add', {
-      job: { name: 'x', schedule: { kind: 'cron', expr: '61 * * * *' }, payload: { kind: 'agentTurn', message: 'hi' } },
+      job: {
+        name: 'x',
+        schedule: { kind: 'cron', expr: '61 * * * *' },
+        payload: { kind: 'agentTurn', message: 'hi' },
+      },
     });
     expect(bad.ok).toBe(false);
     expect(bad.error?.message).toContain('cron "61 * * * *"');
     const missing = await admin.request('cron.run', { jobId: 'no-such-job' });
     expect(missing.error?.details).toMatchObject({ code: 'NOT_FOUND' });
+  });
+});
+
+describe('switchboard cron', () => {
+  async function cli(argv: readonly string[], harness: TestGateway) {
+    const out: string[] = [];
+    const error: string[] = [];
+    const io: CliIo = {
+      out: (text) => out.push(text),
+      error: (text) => error.push(text),
+      environment: {
+        SWITCHBOARD_STATE_DIR: harness.stateDirectory,
+        SWITCHBOARD_GATEWAY_URL: harness.gateway.url,
+      },
+    };
+    const code = await runCli(argv, io);
+    return { code, stdout: out.join(''), stderr: error.join('') };
+  }
+
+  it('adds, lists, runs, shows the runs of and removes a job', async () => {
+    const { harness, channel } = await start(() => ({ text: 'weekly report: all green' }));
+    const job = JSON.stringify({
+      name: 'weekly report',
+      schedule: { kind: 'cron', expr: '0 9 * * 1', tz: 'Europe/Berlin' },
+      payload: { kind: 'agentTurn', message: 'write the weekly report' },
+      delivery: { mode: 'announce', channel: 'testchat', to: 'user-1' },
+    });
+    const added = await cli(['cron', 'add', job, '--json'], harness);
+    expect(added.code).toBe(exitCodes.ok);
+    const jobId = (JSON.parse(added.stdout) as { job: { id: string } }).job.id;
+    const listed = await cli(['cron', 'list'], harness);
+    expect(listed.stdout).toContain(`${jobId}  weekly report`);
+    expect(listed.stdout).toContain('cron 0 9 * * 1 (Europe/Berlin); next ');
+    const ran = await cli(['cron', 'run', jobId], harness);
+    expect(ran.code).toBe(exitCodes.ok);
+    expect(ran.stdout).toMatch(/ok \(delivered\)/);
+    expect(channel.sent.map(text)).toEqual(['weekly report: all green']);
+    expect((await cli(['cron', 'runs', jobId], harness)).stdout).toContain('weekly report: all green');
+    expect((await cli(['cron', 'rm', jobId], harness)).code).toBe(exitCodes.ok);
+    expect((await cli(['cron', 'rm', jobId], harness)).code).toBe(exitCodes.notFound);
+    expect((await cli(['cron', 'add', '{not json'], harness)).code).toBe(exitCodes.usage);
+    expect((await cli(['cron', 'list'], harness)).stdout).toContain('No scheduled jobs.');
   });
 });
 
@@ -174,7 +236,10 @@ describe('the heartbeat', () => {
     );
     // Missing file: skipped without a model call.
     await vi.waitFor(
-      async () => expect((await runsOf(admin, 'heartbeat-main')).filter((run) => run.status === 'skipped').length).toBeGreaterThanOrEqual(2),
+      async () =>
+        expect(
+          (await runsOf(admin, 'heartbeat-main')).filter((run) => run.status === 'skipped').length,
+        ).toBeGreaterThanOrEqual(2),
       { timeout: 20_000 },
     );
     expect(harness.model.messageRequests).toHaveLength(0);
@@ -220,62 +285,71 @@ describe('schedules across a crash (SIGKILL)', () => {
     ['after-turn-persisted', 'during the run: the turn is stored, its final and delivery are not'],
     ['cron-before-delivery', 'between the run and the delivery'],
     ['after-chunk-recorded', 'after the delivery, before the job is finished'],
-  ])('delivers exactly once when killed at %s (%s)', async (point) => {
-    const telegram = await createFakeTelegram().start();
-    const model = await createFakeAnthropic({ fallback: () => ({ text: 'Your 9 o’clock reminder: call the dentist.' }) }).start();
-    telegram.user(chatId, { firstName: 'Ada', username: 'ada' });
-    const stateDirectory = mkdtempSync(join(tmpdir(), 'switchboard-scheduler-crash-'));
-    writeFileSync(
-      join(stateDirectory, 'switchboard.json'),
-      JSON.stringify({
-        gateway: { port: 0, auth: { mode: 'token', token } },
-        models: { providers: { anthropic: { baseUrl: model.baseURL, apiKey: 'test-key' } } },
-        agents: { defaults: { model: 'anthropic/claude-sonnet-4-6', heartbeat: { every: 0 } } },
-        channels: {
-          telegram: {
-            botToken: telegram.token,
-            apiRoot: telegram.apiRoot,
-            pollingTimeoutSeconds: 1,
-            dmPolicy: 'allowlist',
-            allowFrom: [String(chatId)],
+  ])(
+    'delivers exactly once when killed at %s (%s)',
+    async (point) => {
+      const telegram = await createFakeTelegram().start();
+      const model = await createFakeAnthropic({
+        fallback: () => ({ text: 'Your 9 o’clock reminder: call the dentist.' }),
+      }).start();
+      telegram.user(chatId, { firstName: 'Ada', username: 'ada' });
+      const stateDirectory = mkdtempSync(join(tmpdir(), 'switchboard-scheduler-crash-'));
+      writeFileSync(
+        join(stateDirectory, 'switchboard.json'),
+        JSON.stringify({
+          gateway: { port: 0, auth: { mode: 'token', token } },
+          models: { providers: { anthropic: { baseUrl: model.baseURL, apiKey: 'test-key' } } },
+          agents: { defaults: { model: 'anthropic/claude-sonnet-4-6', heartbeat: { every: 0 } } },
+          channels: {
+            telegram: {
+              botToken: telegram.token,
+              apiRoot: telegram.apiRoot,
+              pollingTimeoutSeconds: 1,
+              dmPolicy: 'allowlist',
+              allowFrom: [String(chatId)],
+            },
           },
+        }),
+      );
+      const gateway = await startChildGateway({
+        stateDirectory,
+        token,
+        environment: { NODE_ENV: 'test', SWITCHBOARD_TEST_CRASH_AT: point },
+      });
+      fixtures.push({ telegram, model, gateway });
+      const client = await gateway.client();
+      const added = await payload(client, 'cron.add', {
+        job: {
+          name: 'dentist',
+          deleteAfterRun: false,
+          schedule: { kind: 'at', at: new Date(Date.now() + 2000).toISOString() },
+          payload: { kind: 'agentTurn', message: 'Remind the user to call the dentist.' },
+          delivery: { mode: 'announce', channel: 'telegram', to: String(chatId) },
         },
-      }),
-    );
-    const gateway = await startChildGateway({
-      stateDirectory,
-      token,
-      environment: { NODE_ENV: 'test', SWITCHBOARD_TEST_CRASH_AT: point },
-    });
-    fixtures.push({ telegram, model, gateway });
-    const client = await gateway.client();
-    const added = await payload(client, 'cron.add', {
-      job: {
-        name: 'dentist',
-        deleteAfterRun: false,
-        schedule: { kind: 'at', at: new Date(Date.now() + 2000).toISOString() },
-        payload: { kind: 'agentTurn', message: 'Remind the user to call the dentist.' },
-        delivery: { mode: 'announce', channel: 'telegram', to: String(chatId) },
-      },
-    });
-    const jobId = (added.job as JobView).id;
-    expect(await gateway.waitForExit(60_000)).toBe('SIGKILL');
+      });
+      const jobId = (added.job as JobView).id;
+      expect(await gateway.waitForExit(60_000)).toBe('SIGKILL');
 
-    await gateway.restart({});
-    const restarted = await gateway.client();
-    await vi.waitFor(async () => expect((await runsOf(restarted, jobId))[0]?.status).toBe('ok'), {
-      timeout: 60_000,
-      interval: 200,
-    });
-    await gateway.settle(30_000);
-    const messages = telegram.messagesIn(chatId);
-    expect(messages.map((message) => message.text)).toEqual(['Your 9 o’clock reminder: call the dentist.']);
-    const runs = await runsOf(restarted, jobId);
-    expect(runs).toHaveLength(1);
-    expect(runs[0]).toMatchObject({ status: 'ok', deliveryStatus: 'delivered' });
-    // The turn ran once: the resumed run found its final instead of asking the model again.
-    expect(model.messageRequests).toHaveLength(1);
-    const jobs = (await payload(restarted, 'cron.list', {})).jobs as Array<JobView & { enabled: boolean }>;
-    expect(jobs.find((job) => job.id === jobId)).toMatchObject({ enabled: false, state: { lastStatus: 'ok' } });
-  }, 180_000);
+      await gateway.restart({});
+      const restarted = await gateway.client();
+      await vi.waitFor(async () => expect((await runsOf(restarted, jobId))[0]?.status).toBe('ok'), {
+        timeout: 60_000,
+        interval: 200,
+      });
+      await gateway.settle(30_000);
+      const messages = telegram.messagesIn(chatId);
+      expect(messages.map((message) => message.text)).toEqual(['Your 9 o’clock reminder: call the dentist.']);
+      const runs = await runsOf(restarted, jobId);
+      expect(runs).toHaveLength(1);
+      expect(runs[0]).toMatchObject({ status: 'ok', deliveryStatus: 'delivered' });
+      // The turn ran once: the resumed run found its final instead of asking the model again.
+      expect(model.messageRequests).toHaveLength(1);
+      const jobs = (await payload(restarted, 'cron.list', {})).jobs as Array<JobView & { enabled: boolean }>;
+      expect(jobs.find((job) => job.id === jobId)).toMatchObject({
+        enabled: false,
+        state: { lastStatus: 'ok' },
+      });
+    },
+    180_000,
+  );
 });
