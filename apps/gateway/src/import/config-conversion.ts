@@ -5,10 +5,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isRecord, resolveOpenClawPath } from './openclaw-source.ts';
 
-export type KeyDisposition = 'mapped' | 'changed' | 'unsupported';
+type KeyDisposition = 'mapped' | 'changed' | 'unsupported';
 
 /** What became of one OpenClaw config key. */
-export interface KeyNote {
+interface KeyNote {
   readonly path: string;
   readonly disposition: KeyDisposition;
   /** The Switchboard key it went to, when it went somewhere. */
@@ -17,7 +17,7 @@ export interface KeyNote {
   readonly message?: string;
 }
 
-export interface ImportedAgent {
+interface ImportedAgent {
   readonly id: string;
   readonly isDefault: boolean;
   /** Absolute path of the workspace (left where it is). */
@@ -32,7 +32,7 @@ export interface ConvertedConfig {
   readonly agents: readonly ImportedAgent[];
 }
 
-export interface ConvertConfigOptions {
+interface ConvertConfigOptions {
   /** The OpenClaw state directory (relative paths and default workspaces are resolved from it). */
   readonly root: string;
   /** The `models.providers.<p>.api` values this Switchboard build has a provider for. */

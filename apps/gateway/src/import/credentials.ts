@@ -14,7 +14,7 @@ import {
 } from './openclaw-source.ts';
 
 /** One agent's credential store as OpenClaw kept it. */
-export interface OpenClawAuthStore {
+interface OpenClawAuthStore {
   readonly agentId: string;
   /** The file or database it was read from. */
   readonly source: string;

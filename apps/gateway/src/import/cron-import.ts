@@ -11,7 +11,7 @@ import {
   tableExists,
 } from './openclaw-source.ts';
 
-export interface OpenClawCronJob {
+interface OpenClawCronJob {
   readonly id: string;
   readonly name: string;
   readonly enabled: boolean;

@@ -13,7 +13,7 @@ export const importErrorCodes = {
     'The Switchboard state directory is in use by a running gateway; stop it before importing.',
 } as const satisfies ErrorCodeTable;
 
-export type ImportErrorCode = keyof typeof importErrorCodes;
+type ImportErrorCode = keyof typeof importErrorCodes;
 
 export class ImportError extends SwitchboardError<ImportErrorCode> {
   constructor(code: ImportErrorCode, message: string, options: { cause?: unknown } = {}) {

@@ -7,7 +7,7 @@ import { importOpenClaw, importParts, parseOnly } from './import-openclaw.ts';
 import { defaultOpenClawDirectory } from './openclaw-source.ts';
 import { countReport, formatReport } from './report.ts';
 
-export const importUsage = `Usage: switchboard import openclaw [--from DIR] [--dry-run] [--only PARTS] [--force]
+const importUsage = `Usage: switchboard import openclaw [--from DIR] [--dry-run] [--only PARTS] [--force]
                                   [--state-dir DIR] [--json]
 
 Carries an OpenClaw installation over: its config, credentials and auth profiles, paired

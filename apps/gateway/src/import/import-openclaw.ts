@@ -29,7 +29,7 @@ import { readSessions, sessionInputFrom } from './session-import.ts';
 import { convertTranscript } from './transcript-conversion.ts';
 
 export const importParts = ['config', 'credentials', 'pairing', 'sessions', 'cron', 'workspace'] as const;
-export type ImportPart = (typeof importParts)[number];
+type ImportPart = (typeof importParts)[number];
 
 /**
  * What a report line says. Config keys: mapped, changed (mapped with another meaning),
@@ -48,13 +48,13 @@ export type ReportStatus =
   | 'not_imported'
   | 'problem';
 
-export interface ReportLine {
+interface ReportLine {
   readonly status: ReportStatus;
   readonly subject: string;
   readonly detail?: string;
 }
 
-export interface PartReport {
+interface PartReport {
   readonly part: ImportPart;
   readonly lines: readonly ReportLine[];
 }
@@ -69,7 +69,7 @@ export interface ImportReport {
   readonly validation: readonly ConfigProblem[];
 }
 
-export interface ImportOpenClawOptions {
+interface ImportOpenClawOptions {
   /** The OpenClaw state directory. */
   readonly from: string;
   /** The Switchboard state directory to write into. */

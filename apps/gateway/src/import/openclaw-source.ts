@@ -25,7 +25,7 @@ export function defaultOpenClawDirectory(environment: NodeJS.ProcessEnv): string
   return join(environment.HOME ?? homedir(), '.openclaw');
 }
 
-export function expandHome(path: string, home: string = homedir()): string {
+function expandHome(path: string, home: string = homedir()): string {
   if (path === '~') return home;
   if (path.startsWith('~/')) return join(home, path.slice(2));
   return path;

@@ -15,14 +15,14 @@ import {
 } from './openclaw-source.ts';
 
 /** One approved sender of one channel account. */
-export interface ApprovedSender {
+interface ApprovedSender {
   readonly channel: string;
   readonly accountId: string;
   readonly senderId: string;
   readonly source: string;
 }
 
-export interface PairingState {
+interface PairingState {
   readonly approved: readonly ApprovedSender[];
   /** Pending pairing codes (not carried over: a code lives an hour; the sender gets a new one). */
   readonly pendingRequests: number;

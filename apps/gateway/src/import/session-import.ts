@@ -15,7 +15,7 @@ import {
   tableExists,
 } from './openclaw-source.ts';
 
-export interface OpenClawSession {
+interface OpenClawSession {
   readonly agentId: string;
   readonly key: string;
   readonly sessionId: string;
@@ -26,7 +26,7 @@ export interface OpenClawSession {
   loadEvents(): Promise<{ events: unknown[]; invalid: number }>;
 }
 
-export interface SessionSource {
+interface SessionSource {
   readonly sessions: readonly OpenClawSession[];
   readonly problems: readonly string[];
   /** Closes the databases the sessions read from. */
@@ -167,13 +167,13 @@ function text(value: unknown): string | undefined {
 }
 
 /** The agent a session key belongs to (`agent:<id>:…`), else the agent directory it was in. */
-export function agentOfSession(session: OpenClawSession): string {
+function agentOfSession(session: OpenClawSession): string {
   const match = /^agent:([^:]+):/.exec(session.key);
   return match?.[1] ?? session.agentId;
 }
 
 /** The marker an imported session carries (metadata.importedFrom). */
-export interface ImportMarker {
+interface ImportMarker {
   readonly source: 'openclaw';
   readonly sessionId: string;
 }

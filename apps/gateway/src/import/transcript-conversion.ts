@@ -13,7 +13,7 @@ import type {
 import type { NewTranscriptEntry } from '@switchboard/sessions';
 import { isRecord } from './openclaw-source.ts';
 
-export interface ConvertedTranscript {
+interface ConvertedTranscript {
   readonly entries: readonly NewTranscriptEntry[];
   /** Events left out, by type (`branch:off` counts events of abandoned branches). */
   readonly skipped: Readonly<Record<string, number>>;
@@ -123,7 +123,7 @@ function assistantBlock(block: unknown): TextContent | ThinkingContent | ToolCal
 }
 
 /** A pi-ai / OpenClaw message as Switchboard's message model; undefined for roles it has not. */
-export function convertMessage(value: unknown, fallbackTimestamp: number): Message | undefined {
+function convertMessage(value: unknown, fallbackTimestamp: number): Message | undefined {
   if (!isRecord(value)) return undefined;
   const timestamp = timestampOf(value.timestamp, fallbackTimestamp);
   if (value.role === 'user') {
