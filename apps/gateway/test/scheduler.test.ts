@@ -164,6 +164,30 @@ describe('schedules in a running gateway', () => {
     expect((await payload(admin, 'cron.list', {})).jobs).toEqual([]);
   });
 
+  it("counts failed runs and alerts the job's chat after two failures in a row", async () => {
+    const { channel, admin } = await start(() => ({ fault: { type: 'permission' } }));
+    const added = await payload(admin, 'cron.add', {
+      job: {
+        name: 'digest',
+        schedule: { kind: 'every', everyMs: 3_600_000 },
+        payload: { kind: 'agentTurn', message: 'write the digest' },
+        delivery: { mode: 'announce', channel: 'testchat', to: 'user-1' },
+      },
+    });
+    const jobId = (added.job as JobView).id;
+    const first = (await payload(admin, 'cron.run', { jobId })).run as RunView & { error: string };
+    expect(first.status).toBe('error');
+    expect(channel.sent).toHaveLength(0);
+    const second = (await payload(admin, 'cron.run', { jobId })).run as RunView & { error: string };
+    expect(second.status).toBe('error');
+    const [alert] = await channel.waitForSent(1, 30_000);
+    expect(text(alert!)).toMatch(/^Scheduled job "digest" failed 2 times in a row: /);
+    const jobs = (await payload(admin, 'cron.list', {})).jobs as Array<
+      JobView & { state: { consecutiveErrors: number } }
+    >;
+    expect(jobs.find((job) => job.id === jobId)?.state.consecutiveErrors).toBe(2);
+  });
+
   it('refuses a bad job with the key path, and a missing job with NOT_FOUND', async () => {
     const { admin } = await start(() => ({ text: 'unused' }));
     const bad = await admin.request('cron.add', {
