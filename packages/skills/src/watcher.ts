@@ -60,9 +60,18 @@ export function createSkillsWatcher(options: SkillsWatcherOptions): SkillsWatche
     const ancestors = [...new Set(roots.filter((root) => !existsSync(root)).map(nearestExisting))];
     const created: FSWatcher[] = [];
     const readies: Promise<void>[] = [];
-    const add = (paths: string[], depth: number, filter: (path: string) => boolean) => {
+    const add = (paths: string[], depth: number, filter: (path: string) => boolean, foldersOnly = false) => {
       if (paths.length === 0) return;
-      const watcher = watch(paths, { ignoreInitial: true, depth, followSymlinks: true });
+      const watcher = watch(paths, {
+        ignoreInitial: true,
+        depth,
+        followSymlinks: true,
+        // An ancestor (a workspace, the state directory) only matters when a folder appears in
+        // it; its files (the database, the agent's notes) are not watched at all.
+        ...(foldersOnly
+          ? { ignored: (_path: string, stats?: { isFile(): boolean }) => stats?.isFile() === true }
+          : {}),
+      });
       watcher.on('all', (_event, path) => {
         if (filter(path)) record(resolve(path));
       });
@@ -71,10 +80,15 @@ export function createSkillsWatcher(options: SkillsWatcherOptions): SkillsWatche
       created.push(watcher);
     };
     add(existing, options.depth ?? 7, () => true);
-    add(ancestors, 0, (path) => {
-      const absolute = resolve(path);
-      return roots.some((root) => root === absolute || root.startsWith(absolute + sep));
-    });
+    add(
+      ancestors,
+      0,
+      (path) => {
+        const absolute = resolve(path);
+        return roots.some((root) => root === absolute || root.startsWith(absolute + sep));
+      },
+      true,
+    );
     watchers = created;
     await Promise.all(readies);
   }
