@@ -452,6 +452,8 @@ describe('a gateway started on the imported state', () => {
     } finally {
       await gateway.close('test over', 5000);
     }
+    // The one message Alice got is the answer: no pairing code came before or after it.
+    expect(telegram.messagesIn(Number(fixtureFacts.pairedSender))).toHaveLength(1);
 
     await withStore(stateDirectory, async (store) => {
       expect((await store.listSessions()).sessions.length).toBe(sessionsBefore);

@@ -34,6 +34,10 @@ export function formatReport(report: ImportReport): string {
     `  from ${report.from} (config shape: ${report.configShape === 'none' ? 'no agent roster' : report.configShape})`,
     `  to   ${report.stateDirectory}`,
   ];
+  if (report.dryRun)
+    out.push(
+      '  (a dry run does not open Switchboard\'s database: sessions, credentials and approvals it already has are listed as "will import"; a real run leaves them alone)',
+    );
   for (const part of report.parts) {
     out.push('', `${part.part}${part.lines.length === 0 ? ': nothing found' : ''}`);
     for (const line of part.lines)
