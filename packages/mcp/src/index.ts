@@ -7,7 +7,6 @@
 
 // For the gateway: the config section it embeds, and the manager it runs.
 export {
-  defaultMcpServerLimits,
   type McpConfig,
   type McpServerConfig,
   type McpTransportKind,
