@@ -52,11 +52,12 @@ async function offeredTool(
   return { tool, readyMs, close: () => manager.close() };
 }
 
+// The same zod schema (and JSON Schema check) as the MCP tool, so only the call differs.
+const probe = await offeredTool('probe', { command: process.execPath, args: [mcpStdioServerScript] });
 const inProcess: AnyAgentTool = {
   name: 'local__echo',
   description: 'echo',
-  parameters: (await offeredTool('probe', { command: process.execPath, args: [mcpStdioServerScript] })).tool
-    .parameters,
+  parameters: probe.tool.parameters,
   async execute(_id, args: { text: string }) {
     return { content: [{ type: 'text', text: args.text }] };
   },
@@ -91,6 +92,6 @@ console.log(
 );
 console.log(`  legacy SSE                                                   ${sse.readyMs.toFixed(0)} ms`);
 
-await Promise.all([stdio.close(), streamable.close(), sse.close()]);
+await Promise.all([probe.close(), stdio.close(), streamable.close(), sse.close()]);
 await http.close();
 process.exit(0);
