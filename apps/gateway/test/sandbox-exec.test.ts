@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { probeBubblewrap } from '@switchboard/sandbox';
 import type { RecordedRequest } from '@switchboard/testkit/anthropic';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type CliIo, runCli } from '../src/cli/main.ts';
 import { startTestGateway, type TestGateway } from './harness.ts';
 
 const gatewayToken = 'test-gateway-token-0123456789';
@@ -171,6 +172,18 @@ describe('gateway: sandboxed exec', () => {
       bubblewrap: { usable: true },
       agents: [{ agentId: 'main', mode: 'all', workspaceAccess: 'rw', network: true }],
     });
+    const out: string[] = [];
+    const io: CliIo = {
+      out: (text) => out.push(text),
+      error: (text) => out.push(text),
+      environment: {
+        SWITCHBOARD_STATE_DIR: harness.stateDirectory,
+        SWITCHBOARD_GATEWAY_URL: harness.gateway.url,
+      },
+    };
+    expect(await runCli(['sandbox', 'status'], io)).toBe(0);
+    expect(out.join('')).toMatch(/bubblewrap \S+ at \S+: usable/);
+    expect(out.join('')).toContain('agent main: mode all, workspace rw, network on');
   });
 
   it('keeps a background job running after the turn, lists it in the next one, and kills it on reset', async () => {
@@ -196,7 +209,11 @@ describe('gateway: sandboxed exec', () => {
     );
     await client.request('sessions.reset', { key: 'agent:main:main' });
     await until(() => hostProcessesWith(`sleep ${marker}`).length === 0, 'the job to die with its session');
-    expect((await client.request('sandbox.status', {})).payload).toMatchObject({ runningJobs: 0 });
+    await until(
+      async () =>
+        ((await client.request('sandbox.status', {})).payload as { runningJobs: number }).runningJobs === 0,
+      'the registry to see the job gone',
+    );
   });
 
   it('gives unsandboxed sessions only the host allowlist (mode off), and no process tool', async () => {

@@ -181,6 +181,8 @@ export async function runDoctor(
         if (skills !== undefined) checks.push(skills);
         const mcp = await (await import('./mcp-command.ts')).mcpDoctorCheck(client);
         if (mcp !== undefined) checks.push(mcp);
+        const sandbox = await (await import('./sandbox-command.ts')).sandboxDoctorCheck(client);
+        if (sandbox !== undefined) checks.push(sandbox);
       } catch (error) {
         if (!(error instanceof GatewayRequestError && error.detailCode === 'UNKNOWN_METHOD')) throw error;
         // A gateway from before doctor.check: it answers, but the model checks read the config.

@@ -40,6 +40,7 @@ Talking to a running gateway  (--url URL, --token TOKEN, --state-dir DIR; --json
   skills list [--agent ID]          every skill found, in the prompt or left out and why
   skills info NAME [--agent ID]     one skill: location, tier, command, reasons
   mcp list [--agent ID]             MCP servers: state, error, each tool offered or why not
+  sandbox status                    bubblewrap usable?, process limit, each agent's sandbox policy
   cron list | status                scheduled jobs (next and last run) | heartbeat tokens per day
   cron add '<job JSON>' | rm ID     schedule a job (see docs/guide/schedules.md) | remove one
   cron run ID | runs ID             run a job now | its past runs (status, delivery, tokens)
@@ -483,6 +484,13 @@ export async function runCli(argv: readonly string[], io: CliIo = defaultIo): Pr
       case 'cron': {
         const { cronCommand } = await import('./cron-command.ts');
         return await cronCommand(words, values, io, {
+          withClient: (work) => withClient(values, io, work),
+          print: (data, human) => print(io, values, data, human),
+        });
+      }
+      case 'sandbox': {
+        const { sandboxCommand } = await import('./sandbox-command.ts');
+        return await sandboxCommand(words, values, io, {
           withClient: (work) => withClient(values, io, work),
           print: (data, human) => print(io, values, data, human),
         });
