@@ -60,7 +60,7 @@ export type ExecToolDetails =
   | { readonly type: 'backgrounded'; readonly jobId: string; readonly pid: number };
 
 /** The `process` tool's details: the listed jobs, or the one job acted on. */
-export interface ProcessToolDetails {
+interface ProcessToolDetails {
   readonly jobs?: readonly JobSummary[];
   readonly job?: JobSummary;
   readonly nextOffset?: number;
