@@ -1,19 +1,10 @@
 /** Retention, disk usage and integrity on PostgreSQL. */
-import {
-  type DiskUsage,
-  type IntegrityReport,
-  type PrunePolicy,
-  type PruneReport,
-  requireCount,
-} from '@switchboard/sessions';
+import { requireCount, type StoreMaintenance } from '@switchboard/sessions';
 import type { Database, Queryable } from './database.ts';
 import { archiveTranscript } from './session-entries.ts';
 
-export interface Maintenance {
-  prune(policy: PrunePolicy): Promise<PruneReport>;
-  diskUsage(): Promise<DiskUsage>;
-  checkIntegrity(): Promise<IntegrityReport>;
-}
+/** The maintenance role without what the store itself owns (its location and its close). */
+export type Maintenance = Omit<StoreMaintenance, 'location' | 'close'>;
 
 async function databaseBytes(database: Database): Promise<number> {
   const rows = await database.query<{ bytes: number }>(

@@ -24,11 +24,11 @@ const defaultListLimit = 50;
 export const sessionColumnList: string = sessionColumns.join(', ');
 
 /** `$1, $2, …, $n` starting at `first`. */
-export function placeholders(count: number, first = 1): string {
+function placeholders(count: number, first = 1): string {
   return Array.from({ length: count }, (_, index) => `$${first + index}`).join(', ');
 }
 
-export async function insertTranscript(client: Queryable, entry: SessionEntry, at: number): Promise<void> {
+async function insertTranscript(client: Queryable, entry: SessionEntry, at: number): Promise<void> {
   await client.query(
     'INSERT INTO transcripts (session_id, session_key, agent_id, created_at) VALUES ($1, $2, $3, $4)',
     [entry.sessionId, entry.key, entry.agentId, at],
@@ -48,7 +48,7 @@ export async function archiveTranscript(
 }
 
 /** The session row, locked for this transaction; undefined when missing. */
-export async function lockSession(client: Queryable, key: string): Promise<SessionEntry | undefined> {
+async function lockSession(client: Queryable, key: string): Promise<SessionEntry | undefined> {
   const { rows } = await client.query<SessionRow>(
     `SELECT ${sessionColumnList} FROM sessions WHERE session_key = $1 FOR UPDATE`,
     [key],

@@ -2,8 +2,17 @@
 // `postgresql` package on a free 127.0.0.1 port in a temporary directory, no system service.
 // When the test runs as root, the cluster runs as the `postgres` user (PostgreSQL refuses
 // to run as root) through `runuser`.
-import { execFile, execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,9 +72,13 @@ async function freePort(): Promise<number> {
 
 function postgresUser(): { uid: number; gid: number } | undefined {
   if (process.getuid?.() !== 0) return undefined;
+  // Debian's package creates the `postgres` system user in /etc/passwd.
   let fields: string[] = [];
   try {
-    fields = execFileSync('getent', ['passwd', 'postgres'], { encoding: 'utf8' }).split(':');
+    const line = readFileSync('/etc/passwd', 'utf8')
+      .split('\n')
+      .find((entry) => entry.startsWith('postgres:'));
+    fields = line?.split(':') ?? [];
   } catch {
     fields = [];
   }

@@ -6,19 +6,10 @@
 //   for (const conformanceCase of storeConformanceCasesFor(harness)) {
 //     it(conformanceCase.name, () => conformanceCase.run(harness));
 //   }
+import { storeConformanceCases } from './cases.ts';
 import type { StoreConformanceCase, StoreConformanceHarness } from './harness.ts';
 
-export { storeConformanceCases } from './cases.ts';
-export {
-  type ManualClock,
-  manualClock,
-  rejectsWithCode,
-  type StoreConformanceCase,
-  type StoreConformanceHarness,
-  type StoreOpenOptions,
-} from './harness.ts';
-
-import { storeConformanceCases } from './cases.ts';
+export type { StoreConformanceCase, StoreConformanceHarness, StoreOpenOptions } from './harness.ts';
 
 /** The cases that apply to a backend with this harness's sharing mode. */
 export function storeConformanceCasesFor(
