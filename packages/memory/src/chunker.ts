@@ -1,4 +1,4 @@
-// Markdown chunking. The parser (mdast-util-from-markdown, loaded on first use) finds the
+// Markdown chunking. The lexer (marked's block lexer, loaded on first use) finds the
 // blocks — headings, paragraphs, lists, code fences, tables — with their line ranges, so a
 // chunk never ends inside a code block or a table row unless that block alone is larger
 // than a chunk. Blocks are packed into chunks of about `tokens` tokens; a heading starts a
@@ -27,24 +27,25 @@ export interface ChunkingSettings {
 
 export const defaultChunkingSettings: ChunkingSettings = { tokens: 400, overlap: 80 };
 
-/** The part of an mdast node the chunker reads. */
-interface MarkdownNode {
+/** The part of a marked block token the chunker reads. */
+interface BlockToken {
   readonly type: string;
+  readonly raw: string;
   readonly depth?: number;
-  readonly value?: string;
-  readonly position?: { readonly start: { readonly line: number }; readonly end: { readonly line: number } };
-  readonly children?: readonly MarkdownNode[];
+  readonly text?: string;
+  readonly items?: ReadonlyArray<{ readonly raw: string }>;
 }
 
-type ParseMarkdown = (text: string) => MarkdownNode;
+type LexBlocks = (text: string) => readonly BlockToken[];
 
-let parserPromise: Promise<ParseMarkdown> | undefined;
+let lexerPromise: Promise<LexBlocks> | undefined;
 
-function loadParser(): Promise<ParseMarkdown> {
-  parserPromise ??= import('mdast-util-from-markdown').then(
-    (module) => (text: string) => module.fromMarkdown(text) as MarkdownNode,
+function loadLexer(): Promise<LexBlocks> {
+  // Block tokens only: the inline pass (emphasis, links…) is not needed to find boundaries.
+  lexerPromise ??= import('marked').then(
+    (module) => (text: string) => new module.Lexer().blockTokens(text, []) as readonly BlockToken[],
   );
-  return parserPromise;
+  return lexerPromise;
 }
 
 /** A run of lines the packer places as a whole (a heading carries its depth and text). */
@@ -54,22 +55,28 @@ interface Unit {
   readonly heading?: { readonly depth: number; readonly text: string };
 }
 
-function plainText(node: MarkdownNode): string {
-  if (node.value !== undefined) return node.value;
-  return (node.children ?? []).map(plainText).join('');
+function newlines(text: string): number {
+  let count = 0;
+  for (let index = text.indexOf('\n'); index !== -1; index = text.indexOf('\n', index + 1)) count++;
+  return count;
+}
+
+/** The last line a raw block starting at `start` covers (trailing newlines do not count). */
+function lastLine(start: number, raw: string): number {
+  return start + newlines(raw.replace(/\n+$/, ''));
 }
 
 /** A Markdown chunker with its parser loaded. */
 export type Chunker = (text: string) => Chunk[];
 
-/** Loads the Markdown parser and returns a chunker with the given settings. */
+/** Loads the Markdown lexer and returns a chunker with the given settings. */
 export async function loadChunker(settings: ChunkingSettings = defaultChunkingSettings): Promise<Chunker> {
-  const parse = await loadParser();
-  return (text) => chunkMarkdown(text, settings, parse);
+  const lex = await loadLexer();
+  return (text) => chunkMarkdown(text, settings, lex);
 }
 
-function chunkMarkdown(source: string, settings: ChunkingSettings, parse: ParseMarkdown): Chunk[] {
-  const text = source.replaceAll('\r\n', '\n');
+function chunkMarkdown(source: string, settings: ChunkingSettings, lex: LexBlocks): Chunk[] {
+  const text = source.replace(/\r\n|\r/g, '\n');
   const lines = text.split('\n');
   // prefix[i] = estimated tokens of lines 1..i (a newline counts toward its line).
   const prefix = new Float64Array(lines.length + 1);
@@ -89,22 +96,32 @@ function chunkMarkdown(source: string, settings: ChunkingSettings, parse: ParseM
     }
     units.push({ start: windowStart, end });
   };
-  const addNode = (node: MarkdownNode): void => {
-    if (node.position === undefined) return;
-    const { start, end } = { start: node.position.start.line, end: node.position.end.line };
-    if (node.type === 'heading') {
-      units.push({ start, end, heading: { depth: node.depth ?? 1, text: plainText(node).trim() } });
-      return;
-    }
-    if (rangeTokens(start, end) <= settings.tokens) {
+  let line = 1;
+  for (const token of lex(text)) {
+    const start = line;
+    line += newlines(token.raw);
+    if (token.type === 'space' || token.raw.trim() === '') continue;
+    const end = Math.min(lastLine(start, token.raw), lines.length);
+    if (token.type === 'heading') {
+      units.push({ start, end, heading: { depth: token.depth ?? 1, text: (token.text ?? '').trim() } });
+    } else if (rangeTokens(start, end) <= settings.tokens) {
       units.push({ start, end });
-      return;
-    }
-    const parts = (node.children ?? []).filter((child) => child.position !== undefined);
-    if (parts.length > 1 && node.type !== 'code' && node.type !== 'paragraph') parts.forEach(addNode);
-    else addLineWindows(start, end);
-  };
-  for (const node of parse(text).children ?? []) addNode(node);
+    } else if (token.type === 'list' && token.items !== undefined && token.items.length > 1) {
+      // A long list splits between its items.
+      let cursor = 0;
+      let itemLine = start;
+      for (const item of token.items) {
+        const at = token.raw.indexOf(item.raw, cursor);
+        if (at === -1) break;
+        itemLine += newlines(token.raw.slice(cursor, at));
+        const itemEnd = Math.min(lastLine(itemLine, item.raw), end);
+        if (rangeTokens(itemLine, itemEnd) <= settings.tokens) units.push({ start: itemLine, end: itemEnd });
+        else addLineWindows(itemLine, itemEnd);
+        itemLine += newlines(item.raw);
+        cursor = at + item.raw.length;
+      }
+    } else addLineWindows(start, end);
+  }
 
   const chunks: Chunk[] = [];
   const trail: string[] = [];

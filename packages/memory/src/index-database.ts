@@ -69,6 +69,8 @@ export interface IndexDatabase {
   setMeta(key: string, value: string): void;
   file(path: string): FileRecord | undefined;
   filePaths(): string[];
+  /** Runs `work` in one transaction (the writes inside it join it). */
+  batch<Result>(work: () => Result): Result;
   /** Replaces a file's chunks in one transaction; returns the new chunk ids in chunk order. */
   replaceFile(
     file: FileRecord,
@@ -164,8 +166,11 @@ export async function openIndexDatabase(path: string): Promise<IndexDatabase> {
     'DELETE FROM embeddings WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.hash = embeddings.hash)',
   );
 
+  let inTransaction = false;
   const transaction = <Result>(work: () => Result): Result => {
+    if (inTransaction) return work();
     database.exec('BEGIN IMMEDIATE');
+    inTransaction = true;
     try {
       const result = work();
       database.exec('COMMIT');
@@ -173,6 +178,8 @@ export async function openIndexDatabase(path: string): Promise<IndexDatabase> {
     } catch (error) {
       database.exec('ROLLBACK');
       throw error;
+    } finally {
+      inTransaction = false;
     }
   };
   const removeChunks = (path: string): number[] => {
@@ -184,6 +191,7 @@ export async function openIndexDatabase(path: string): Promise<IndexDatabase> {
 
   return {
     database,
+    batch: transaction,
     getMeta: (key) => {
       const row = getMeta.get(key);
       return row === undefined ? undefined : String(row.value);

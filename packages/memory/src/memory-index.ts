@@ -161,6 +161,8 @@ export interface MemoryIndex {
 const maxExcerptLines = 300;
 const maxExcerptChars = 16_000;
 const snippetChars = 700;
+/** Files inspected in parallel, and written in one transaction, during a sync. */
+const syncBatchSize = 32;
 
 /** Opens (creating if needed) the index, syncs what changed since last time and starts watching. */
 export async function openMemoryIndex(options: MemoryIndexOptions): Promise<MemoryIndex> {
@@ -200,6 +202,8 @@ export async function openMemoryIndex(options: MemoryIndexOptions): Promise<Memo
     for (const { id, vector } of database.vectors(modelKey)) vectors.set(id, normalize(vector));
 
   const counters = { syncs: 0, filesChecked: 0, filesRead: 0, searches: 0 };
+  /** Chunks in the index, for keyword score normalisation; recounted after a sync that changed something. */
+  let chunkCount = database.counts().chunks;
   let lastSync: (SyncReport & { at: number }) | undefined;
   let lastEmbeddingError: string | undefined;
   let closed = false;
@@ -229,29 +233,49 @@ export async function openMemoryIndex(options: MemoryIndexOptions): Promise<Memo
     for (const id of ids) vectors.delete(id);
   };
 
-  /** Brings one file in step; returns what it did. */
-  async function syncFile(absolute: string): Promise<'unchanged' | 'indexed' | 'removed' | 'skipped'> {
+  /** What a file needs, found without writing: its stat and, when it changed, its text. */
+  type Inspection =
+    | { readonly kind: 'gone'; readonly path: string }
+    | { readonly kind: 'same' }
+    | {
+        readonly kind: 'changed';
+        readonly path: string;
+        readonly modifiedMs: number;
+        readonly size: number;
+        readonly text: string;
+      };
+
+  async function inspect(absolute: string): Promise<Inspection> {
     const path = displayPath(locations, absolute);
     counters.filesChecked++;
     const info = await stat(absolute).catch(() => undefined);
-    if (info === undefined || !info.isFile()) {
+    if (info === undefined || !info.isFile()) return { kind: 'gone', path };
+    const record = database.file(path);
+    if (record !== undefined && record.modifiedMs === info.mtimeMs && record.size === info.size)
+      return { kind: 'same' };
+    counters.filesRead++;
+    const text = await readFile(absolute, 'utf8').catch(() => undefined);
+    if (text === undefined) return { kind: 'gone', path };
+    return { kind: 'changed', path, modifiedMs: info.mtimeMs, size: info.size, text };
+  }
+
+  /** Writes what an inspection found (inside the caller's transaction); returns what it did. */
+  function apply(inspection: Inspection): 'unchanged' | 'indexed' | 'removed' | 'skipped' {
+    if (inspection.kind === 'same') return 'unchanged';
+    const { path } = inspection;
+    if (inspection.kind === 'gone') {
       if (database.file(path) === undefined) return 'skipped';
       removeIds(database.removeFile(path));
       return 'removed';
     }
     const record = database.file(path);
-    if (record !== undefined && record.modifiedMs === info.mtimeMs && record.size === info.size)
-      return 'unchanged';
-    counters.filesRead++;
-    const text = await readFile(absolute, 'utf8').catch(() => undefined);
-    if (text === undefined) return 'skipped';
-    const hash = createHash('sha256').update(text).digest('hex');
-    const file = { path, hash, modifiedMs: info.mtimeMs, size: info.size };
+    const hash = createHash('sha256').update(inspection.text).digest('hex');
+    const file = { path, hash, modifiedMs: inspection.modifiedMs, size: inspection.size };
     if (record !== undefined && record.hash === hash) {
       database.touchFile(file);
       return 'unchanged';
     }
-    const chunks = chunker(text);
+    const chunks = chunker(inspection.text);
     const oldIds = record === undefined ? [] : chunkIdsOf(path);
     const ids = database.replaceFile(file, noteDate(path), chunks, now());
     removeIds(oldIds);
@@ -302,15 +326,19 @@ export async function openMemoryIndex(options: MemoryIndexOptions): Promise<Memo
           if (gonePrefixes.some((prefix) => absolute.startsWith(prefix))) files.add(absolute);
         }
     }
-    for (const file of [...files].sort()) {
+    // Files are inspected in parallel batches (stat, and a read when changed), and each
+    // batch is written in one transaction.
+    const ordered = [...files].filter((file) => isMemoryFile(locations, file)).sort();
+    for (let offset = 0; offset < ordered.length && !closed; offset += syncBatchSize) {
+      const inspections = await Promise.all(ordered.slice(offset, offset + syncBatchSize).map(inspect));
       if (closed) break;
-      if (!isMemoryFile(locations, file)) continue;
-      const outcome = await syncFile(file);
-      checked++;
-      if (outcome === 'indexed') indexed++;
-      if (outcome === 'removed') removed++;
+      const outcomes = database.batch(() => inspections.map(apply));
+      checked += outcomes.length;
+      indexed += outcomes.filter((outcome) => outcome === 'indexed').length;
+      removed += outcomes.filter((outcome) => outcome === 'removed').length;
     }
     counters.syncs++;
+    if (indexed + removed > 0) chunkCount = database.counts().chunks;
     const report = { checked, indexed, removed, durationMs: performance.now() - started };
     lastSync = { ...report, at: now() };
     if (indexed + removed > 0)
@@ -570,7 +598,6 @@ export async function openMemoryIndex(options: MemoryIndexOptions): Promise<Memo
           .map((row) => [row.id, row]),
       );
       const queryWords = new Set(words(query));
-      const chunkCount = database.counts().chunks;
       const keyword = new Map<number, number>();
       for (const [id, rank] of ranks) {
         const row = rows.get(id);

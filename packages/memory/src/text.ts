@@ -21,9 +21,15 @@ export function estimateTokens(text: string): number {
 }
 
 let segmenter: Intl.Segmenter | undefined;
+const latinWordPattern = /[\p{L}\p{N}_]+(?:['’][\p{L}\p{N}_]+)*/gu;
 
-/** The word-like segments of a text, lower-cased (ICU word boundaries; CJK split into words). */
+/**
+ * The words of a text, lower-cased. Text with CJK characters goes through ICU word
+ * boundaries (Intl.Segmenter), which split Chinese and Japanese into words; other text is
+ * split on non-word characters, which gives the same words much faster.
+ */
 export function words(text: string): string[] {
+  if (!hasCjk(text)) return (text.toLowerCase().match(latinWordPattern) ?? []) as string[];
   segmenter ??= new Intl.Segmenter(undefined, { granularity: 'word' });
   const found: string[] = [];
   for (const segment of segmenter.segment(text)) {
@@ -31,6 +37,19 @@ export function words(text: string): string[] {
   }
   return found;
 }
+
+/**
+ * Words too common to help a keyword search (English function words). Dropped from queries
+ * only, never from the index, and only when the query has other words: matching them would
+ * make FTS5 rank nearly every chunk.
+ */
+const stopWords = new Set(
+  (
+    'a an and are as at be but by can could did do does for from had has have how i if in into is it its ' +
+    'me my no not of on or our she he so that the their them then there these they this to was we were ' +
+    'what when where which who whom why will with would you your about after before'
+  ).split(' '),
+);
 
 /**
  * The text as the keyword index stores it. Text without CJK characters is kept as it is
@@ -42,13 +61,15 @@ export function keywordText(text: string): string {
 }
 
 /**
- * The FTS5 query for a search: the query's distinct words, each quoted (so FTS5 syntax in
+ * The FTS5 query for a search: the query's distinct words but stop words, each quoted (so FTS5 syntax in
  * the query is inert), joined with OR and ranked by BM25, which weighs rare words up. An
  * AND of every word would return nothing for most natural-language questions. Returns
  * undefined when the query has no word at all.
  */
 export function keywordQuery(query: string, maxWords = 32): string | undefined {
-  const distinct = [...new Set(words(query))].slice(0, maxWords);
+  const all = [...new Set(words(query))];
+  const meaningful = all.filter((word) => !stopWords.has(word));
+  const distinct = (meaningful.length > 0 ? meaningful : all).slice(0, maxWords);
   if (distinct.length === 0) return undefined;
   return distinct.map((word) => `"${word.replaceAll('"', '""')}"`).join(' OR ');
 }

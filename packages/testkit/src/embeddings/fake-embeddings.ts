@@ -1,7 +1,7 @@
 // A fake embeddings server on 127.0.0.1 speaking both wire protocols memory search uses:
 // OpenAI's `POST /v1/embeddings` (float or base64 vectors, as the `openai` SDK asks) and
-// Ollama's native `POST /api/embed`. Vectors are deterministic: a hashed bag of words, so texts
-// that share words are similar; `concepts` maps several words to one (synonyms), so a test can
+// Ollama's native `POST /api/embed`. Vectors are deterministic: a hashed bag of words (function
+// words left out), so texts that share words are similar; `concepts` maps several words to one (synonyms), so a test can
 // show vector search finding a note that shares no keyword with the query.
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -41,11 +41,22 @@ export interface FakeEmbeddings {
 
 let segmenter: Intl.Segmenter | undefined;
 
+/** Function words carry no meaning a real embeddings model would weigh; the fake skips them. */
+const functionWords = new Set(
+  'a an and are as at be by do does for from has have how i in is it its of on or s that the this to was we were what when where which who why with you your'.split(
+    ' ',
+  ),
+);
+
 function wordsOf(text: string): string[] {
   segmenter ??= new Intl.Segmenter(undefined, { granularity: 'word' });
   const found: string[] = [];
-  for (const segment of segmenter.segment(text))
-    if (segment.isWordLike === true) found.push(segment.segment.toLowerCase());
+  for (const segment of segmenter.segment(text)) {
+    if (segment.isWordLike !== true) continue;
+    // "Alice's" counts as "alice", as a tokenizer with subwords would see it.
+    const word = segment.segment.toLowerCase().replace(/['’]s$/, '');
+    if (!functionWords.has(word)) found.push(word);
+  }
   return found;
 }
 
