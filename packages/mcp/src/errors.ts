@@ -2,7 +2,6 @@ import { type ErrorCodeTable, SwitchboardError, type SwitchboardErrorOptions } f
 
 /** Codes of the errors this package throws (or records on a server's status). */
 export type McpErrorCode =
-  | 'MCP_INVALID_CONFIG'
   | 'MCP_CONNECT_FAILED'
   | 'MCP_CONNECT_TIMEOUT'
   | 'MCP_SERVER_UNAVAILABLE'
@@ -14,8 +13,6 @@ export type McpErrorCode =
 
 /** Every `McpError` code with the sentence that documents it. */
 export const mcpErrorCodes: ErrorCodeTable & Readonly<Record<McpErrorCode, string>> = {
-  MCP_INVALID_CONFIG:
-    'An `mcp.servers.<name>` entry is malformed (neither or both of `command` and `url`, a transport the entry cannot use, a bad URL, …). The message names the server and the key.',
   MCP_CONNECT_FAILED:
     'Starting or initializing an MCP server failed (the command could not be spawned, the process exited, the URL refused the connection or answered with an HTTP error, listing its tools failed). The server is retried with backoff; its status shows the error.',
   MCP_CONNECT_TIMEOUT:
@@ -23,7 +20,7 @@ export const mcpErrorCodes: ErrorCodeTable & Readonly<Record<McpErrorCode, strin
   MCP_SERVER_UNAVAILABLE:
     'A tool of an MCP server was called while the server is not connected (it failed, is reconnecting, or was disabled or removed by a config reload). The message says when it is retried.',
   MCP_SERVER_CLOSED:
-    'The connection to an MCP server closed (a stdio server process exited, an HTTP stream ended) while a call was waiting for its answer.',
+    "The connection to an MCP server closed (a stdio server process exited, an HTTP stream ended): recorded as the server's error and retried with backoff, and thrown to a call that was waiting for its answer.",
   MCP_TOOL_TIMEOUT:
     'An MCP tool call got no answer within `requestTimeoutMs` (each progress notification from the server restarts the timer). The server was sent a cancellation.',
   MCP_TOOL_ABORTED:
