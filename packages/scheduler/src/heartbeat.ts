@@ -6,7 +6,7 @@ export const defaultHeartbeatPrompt =
   'Read HEARTBEAT.md if it exists (workspace context). Follow it strictly. Do not infer or repeat old tasks from prior chats. If nothing needs attention, reply HEARTBEAT_OK.';
 
 /** The token that means "nothing needs attention". */
-export const heartbeatOkToken = 'HEARTBEAT_OK';
+const heartbeatOkToken = 'HEARTBEAT_OK';
 
 /** The hours a heartbeat may run in: `start` inclusive, `end` exclusive, both "HH:MM". */
 export interface ActiveHours {
@@ -17,7 +17,7 @@ export interface ActiveHours {
 }
 
 /** Why a heartbeat did not run now. */
-export type HeartbeatSkipReason = 'empty' | 'outside_active_hours' | 'busy' | 'no_target';
+type HeartbeatSkipReason = 'empty' | 'outside_active_hours' | 'busy' | 'no_target';
 
 export type HeartbeatDecision =
   | { readonly run: true }

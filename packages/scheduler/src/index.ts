@@ -7,11 +7,9 @@ export { SchedulerError, type SchedulerErrorCode, schedulerErrorCodes } from './
 export type { SchedulerEvent } from './events.ts';
 // For the gateway's heartbeat and config.
 export {
-  type ActiveHours,
   decideHeartbeat,
   defaultHeartbeatPrompt,
   filterHeartbeatReply,
-  validateActiveHours,
 } from './heartbeat.ts';
 // For the gateway, its tool and methods: the job model.
 export { type Delivery, isolatedSessionKey, type Job, jobPatchSchema, jobSpecSchema } from './job.ts';

@@ -27,7 +27,7 @@ const scheduleSchema: z.ZodType<Schedule, Schedule> = z.discriminatedUnion('kind
 ]);
 
 /** What a run does. */
-export type Payload =
+type Payload =
   /** A text entered into the agent's main session as a system event. */
   | { kind: 'systemEvent'; text: string }
   /** A turn in a fresh isolated session `agent:<id>:cron:<jobId>:run:<runId>`. */
@@ -79,7 +79,7 @@ const deliverySchema: z.ZodType<Delivery, DeliveryInput> = z
   .strict();
 
 /** What happens to runs missed while the gateway was down: `skip` them, or run once now. */
-export type CatchUp = 'skip' | 'runOnce';
+type CatchUp = 'skip' | 'runOnce';
 const catchUpSchema = z.enum(['skip', 'runOnce']);
 
 /** A job as a user or the agent writes it (`cron.add`, the `cron` tool), defaults applied. */

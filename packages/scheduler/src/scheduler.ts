@@ -83,7 +83,7 @@ export interface SchedulerStatus {
   readonly wakeups: number;
 }
 
-export interface AddJobOptions {
+interface AddJobOptions {
   /** A fixed id (the gateway's heartbeat jobs); default a new UUID. */
   readonly id?: string;
   readonly allowHeartbeat?: boolean;

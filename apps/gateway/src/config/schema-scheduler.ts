@@ -43,5 +43,3 @@ export const cronConfigSchema = z.strictObject({
   /** A due time at most this old when the gateway starts counts as on time, not missed. Default 60. */
   missedGraceSeconds: z.number().int().nonnegative().default(60),
 });
-
-export type CronConfig = z.infer<typeof cronConfigSchema>;

@@ -22,7 +22,7 @@ import type { HeartbeatConfig } from '../../config/schema-scheduler.ts';
 export const heartbeatJobId = (agentId: string): string => `heartbeat-${agentId}`;
 
 /** A busy main session is asked again after this long. */
-export const heartbeatBusyRetryMs = 60_000;
+const heartbeatBusyRetryMs = 60_000;
 
 export interface HeartbeatSettings extends HeartbeatConfig {
   readonly everyMs: number;

@@ -32,12 +32,12 @@ import {
 import { awaitFinal, outcomeOf } from './run-final.ts';
 
 /** Where a job was made from (the `cron` tool's turn): its replies go back to that chat. */
-export interface JobOrigin {
+interface JobOrigin {
   readonly agentId: string;
   readonly sessionKey: string;
 }
 
-export interface CronStatus {
+interface CronStatus {
   readonly enabled: boolean;
   readonly started: boolean;
   readonly jobs: number;
