@@ -2,7 +2,7 @@
 import { z } from 'zod';
 
 /** Defaults of the per-server limits (milliseconds, characters, bytes). */
-export const defaultMcpServerLimits: {
+const defaultMcpServerLimits: {
   readonly connectionTimeoutMs: number;
   readonly requestTimeoutMs: number;
   readonly maxOutputChars: number;

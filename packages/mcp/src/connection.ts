@@ -78,7 +78,7 @@ function globMatches(pattern: string, name: string): boolean {
 }
 
 /** Why the server's `toolFilter` holds `tool` back, or undefined when it lets it through. */
-export function filterReason(config: McpServerConfig, tool: string): string | undefined {
+function filterReason(config: McpServerConfig, tool: string): string | undefined {
   const excluded = config.toolFilter?.exclude?.find((pattern) => globMatches(pattern, tool));
   if (excluded !== undefined) return `excluded by toolFilter.exclude "${excluded}"`;
   const include = config.toolFilter?.include;

@@ -6,7 +6,7 @@ const maxServerPrefix = 30;
 const maxToolName = 64;
 
 /** Replaces everything outside `[A-Za-z0-9_-]` with `_`; an empty result becomes `fallback`. */
-export function sanitizeNamePart(value: string, fallback: string): string {
+function sanitizeNamePart(value: string, fallback: string): string {
   const sanitized = value.replace(/[^A-Za-z0-9_-]/g, '_');
   return sanitized.length === 0 ? fallback : sanitized;
 }
