@@ -25,7 +25,7 @@ const sourceId = 'mcp';
 const statusParameters = z.strictObject({ agentId: z.string().min(1).optional() });
 
 /** A tool's status for one agent, after the gateway's tool policy and name checks. */
-export interface McpToolView extends Omit<McpToolStatus, 'reason'> {
+interface McpToolView extends Omit<McpToolStatus, 'reason'> {
   readonly reason?: McpToolStatus['reason'] | Exclude<ExcludedToolReason, 'source_failed'>;
 }
 
