@@ -13,84 +13,34 @@
 import { randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { SessionsError } from '../errors.ts';
-import { assertInboundTransition, describeInbound } from '../journal.ts';
-import {
-  applySessionPatch,
-  createSessionEntry,
-  requireKey,
-  resetSessionEntry,
-  validateSessionPatch,
-} from '../session-entry.ts';
+import { requireKey } from '../session-entry.ts';
 import type { SessionStore } from '../session-store.ts';
 import {
-  decodeCursor,
-  encodeCursor,
-  encodeInboundPayload,
-  encodeStateValue,
-  requireCount,
-  requireRef,
-  requireState,
-} from '../store-arguments.ts';
-import {
-  activityMinute,
   type DeliveryRow,
   deliveryFromRow,
   type InboundRow,
   inboundFromRow,
   type SessionRow,
-  type StateRow,
   sessionColumns,
   sessionFromRow,
   sessionValues,
-  stateFromRow,
   type TranscriptRow,
-  transcriptFromRow,
 } from '../store-rows.ts';
-import { assembleContext, contextStartSequence, decodeEntry, encodeEntries } from '../transcript.ts';
+import { decodeEntry } from '../transcript.ts';
 import type {
-  AppendOptions,
-  AppendResult,
   ArchiveReason,
-  BuildContextOptions,
-  CreateSessionInput,
-  DeleteSessionOptions,
-  DeleteSessionResult,
-  DeliveryClaim,
-  DeliveryDetails,
   DeliveryReceipt,
-  DiskUsage,
-  EnsureSessionResult,
   InboundRecord,
   InboundRef,
-  InboundState,
-  IntegrityReport,
-  JournalInboundInput,
-  JournalInboundResult,
-  ListStateOptions,
-  ListUnfinishedOptions,
-  NewTranscriptEntry,
-  PrunePolicy,
-  PruneReport,
-  PutStateOptions,
-  ReadTranscriptOptions,
-  ResetSessionOptions,
-  ResetSessionResult,
-  SessionContext,
   SessionEntry,
-  SessionListQuery,
-  SessionPage,
-  SessionPatch,
-  StateRecord,
-  StreamTranscriptOptions,
   TranscriptEntry,
-  TranscriptInfo,
-  TranscriptListQuery,
-  UpdateInboundOptions,
 } from '../types.ts';
 import { createContextCache } from './context-cache.ts';
 import { toStoreError } from './database-errors.ts';
+import { createSqliteDeliveryReceipts } from './delivery-receipts.ts';
+import { createSqliteInboundJournal } from './inbound-journal.ts';
 import {
   acquireInstanceLock,
   type LockAcquisition,
@@ -98,7 +48,13 @@ import {
   releaseInstanceLock,
   renewInstanceLock,
 } from './instance-lock.ts';
+import { createSqliteMaintenance } from './maintenance.ts';
 import { bootstrapSql, latestSchemaVersion, migrations, schemaComponent } from './schema.ts';
+import { createSqliteSessionEntries } from './session-entries.ts';
+import { createSqliteStateRecords } from './state-records.ts';
+import { sqliteStatements } from './statements.ts';
+import type { EntryRow, SqliteStoreContext } from './store-context.ts';
+import { createSqliteTranscripts } from './transcripts.ts';
 
 /**
  * Decoded context entries kept across `buildContext` calls (all sessions together), so a
@@ -151,21 +107,6 @@ export interface SqliteSessionStore extends SessionStore {
 }
 
 const defaultFileName = 'switchboard.db';
-const maxListLimit = 1000;
-const defaultListLimit = 50;
-
-interface AppendTargetRow extends SessionRow {
-  transcript_id: number;
-  next_sequence: number;
-  archived_at: number | null;
-}
-
-interface EntryRow {
-  sequence: number;
-  type: string;
-  created_at: number;
-  body: string;
-}
 
 function prepareDirectory(stateDirectory: string): string {
   const directory = resolve(requireKey(stateDirectory, 'options.stateDirectory'));
@@ -354,42 +295,7 @@ function buildStore(parts: StoreParts): SqliteSessionStore {
     return prepared;
   }
 
-  const sessionColumnList = sessionColumns.join(', ');
-  const sql = {
-    getSession: `SELECT ${sessionColumnList} FROM sessions WHERE session_key = ?`,
-    insertSession: `INSERT INTO sessions (${sessionColumnList}) VALUES (${sessionColumns.map(() => '?').join(', ')})`,
-    deleteSession: 'DELETE FROM sessions WHERE session_key = ?',
-    appendTarget: `SELECT ${sessionColumns.map((column) => `s.${column}`).join(', ')}, t.transcript_id, t.next_sequence, t.archived_at
-      FROM sessions s JOIN transcripts t ON t.session_id = s.session_id WHERE s.session_key = ?`,
-    insertTranscript:
-      'INSERT INTO transcripts (session_id, session_key, agent_id, created_at) VALUES (?, ?, ?, ?)',
-    getTranscript: 'SELECT * FROM transcripts WHERE session_id = ?',
-    archiveTranscript:
-      'UPDATE transcripts SET archived_at = ?, archive_reason = ? WHERE session_id = ? AND archived_at IS NULL',
-    advanceTranscript: `UPDATE transcripts SET next_sequence = ?, entry_count = entry_count + ?, byte_count = byte_count + ?,
-      last_compaction_sequence = COALESCE(?, last_compaction_sequence) WHERE transcript_id = ?`,
-    insertEntry:
-      'INSERT INTO transcript_entries (transcript_id, sequence, type, created_at, body) VALUES (?, ?, ?, ?, ?)',
-    getEntry:
-      'SELECT sequence, type, created_at, body FROM transcript_entries WHERE transcript_id = ? AND sequence = ?',
-    readEntries: `SELECT sequence, type, created_at, body FROM transcript_entries
-      WHERE transcript_id = ? AND sequence >= ? AND sequence <= ? ORDER BY sequence LIMIT ?`,
-    insertInbound: `INSERT INTO inbound_journal (channel, account_id, message_id, state, session_key, received_at, updated_at, payload)
-      VALUES (?, ?, ?, 'received', ?, ?, ?, ?) ON CONFLICT (channel, account_id, message_id) DO NOTHING`,
-    getInbound: 'SELECT * FROM inbound_journal WHERE channel = ? AND account_id = ? AND message_id = ?',
-    updateInbound: `UPDATE inbound_journal SET state = ?, updated_at = ?, attempts = ?, error = ?, session_key = ?
-      WHERE channel = ? AND account_id = ? AND message_id = ?`,
-    unfinishedInbound: `SELECT * FROM inbound_journal WHERE state IN ('received', 'queued', 'running') AND received_at >= ?
-      ORDER BY received_at, channel, account_id, message_id LIMIT ?`,
-    getDelivery: 'SELECT * FROM delivery_receipts WHERE idempotency_key = ?',
-    insertDelivery: `INSERT INTO delivery_receipts (idempotency_key, state, attempts, owner_id, claimed_at, updated_at, details)
-      VALUES (?, 'claimed', 1, ?, ?, ?, ?)`,
-    reclaimDelivery: `UPDATE delivery_receipts SET state = 'claimed', attempts = attempts + 1, owner_id = ?, claimed_at = ?,
-      updated_at = ?, error = NULL, details = ? WHERE idempotency_key = ?`,
-    sentDelivery: `UPDATE delivery_receipts SET state = 'sent', updated_at = ?, sent_at = ?, platform_message_id = ?, error = NULL
-      WHERE idempotency_key = ?`,
-    failedDelivery: `UPDATE delivery_receipts SET state = 'failed', updated_at = ?, error = ? WHERE idempotency_key = ?`,
-  };
+  const sql = sqliteStatements;
 
   /**
    * Group commit. Writes are queued and run together at the next turn of the event loop in
@@ -654,6 +560,31 @@ function buildStore(parts: StoreParts): SqliteSessionStore {
     heartbeat.unref();
   }
 
+  const context: SqliteStoreContext = {
+    database,
+    databasePath,
+    now,
+    createId,
+    ownerId,
+    statement,
+    sql,
+    run,
+    write,
+    contextCache,
+    getSessionRow,
+    requireSession,
+    checkExpected,
+    writeSession,
+    getTranscriptRow,
+    requireTranscript,
+    readEntries,
+    archive,
+    getInboundRow,
+    getDeliveryRow,
+    withoutOwner,
+    databaseBytes,
+  };
+
   const store: SqliteSessionStore = {
     location: databasePath,
     databasePath,
@@ -663,662 +594,12 @@ function buildStore(parts: StoreParts): SqliteSessionStore {
     ownerId,
     reclaimedLock: parts.reclaimedLock,
 
-    async getSession(key: string): Promise<SessionEntry | undefined> {
-      return run('getSession', () => getSessionRow(requireKey(key, 'key')));
-    },
-
-    async ensureSession(key: string, init: CreateSessionInput): Promise<EnsureSessionResult> {
-      return write('ensureSession', () => {
-        requireKey(key, 'key');
-        validateSessionPatch(init, 'init');
-        requireKey(init.agentId, 'init.agentId');
-        const existing = getSessionRow(key);
-        if (existing !== undefined) return { entry: existing, created: false };
-        const at = now();
-        const entry = createSessionEntry(key, init, createId(), at);
-        statement(sql.insertTranscript).run(entry.sessionId, key, entry.agentId, at);
-        statement(sql.insertSession).run(...sessionValues(entry));
-        return { entry, created: true };
-      });
-    },
-
-    async patchSession(key: string, patch: SessionPatch, options = {}): Promise<SessionEntry> {
-      return write('patchSession', () => {
-        requireKey(key, 'key');
-        validateSessionPatch(patch);
-        const current = requireSession(key, options.expectedSessionId);
-        const entry = applySessionPatch(current, patch, now());
-        writeSession(entry, current);
-        return entry;
-      });
-    },
-
-    async listSessions(query: SessionListQuery = {}): Promise<SessionPage> {
-      return run('listSessions', () => {
-        const limit = Math.min(Math.max(1, Math.floor(query.limit ?? defaultListLimit)), maxListLimit);
-        const where: string[] = [];
-        const values: SQLInputValue[] = [];
-        if (query.agentId !== undefined) {
-          where.push('agent_id = ?');
-          values.push(query.agentId);
-        }
-        if (query.channel !== undefined) {
-          where.push('channel = ?');
-          values.push(query.channel);
-        }
-        if (query.chatType !== undefined) {
-          where.push('chat_type = ?');
-          values.push(query.chatType);
-        }
-        if (query.label !== undefined) {
-          where.push('label = ?');
-          values.push(query.label);
-        }
-        if (query.search !== undefined && query.search !== '') {
-          const needle = query.search.toLowerCase();
-          where.push(
-            "(instr(lower(session_key), ?) > 0 OR instr(lower(coalesce(label, '')), ?) > 0 OR instr(lower(coalesce(display_name, '')), ?) > 0)",
-          );
-          values.push(needle, needle, needle);
-        }
-        if (query.updatedSince !== undefined) {
-          where.push('activity_minute >= ? AND updated_at >= ?');
-          values.push(activityMinute(query.updatedSince), query.updatedSince);
-        }
-        const filterSql = where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`;
-        const filterValues = [...values];
-        if (query.cursor !== undefined) {
-          const [updatedAt, key] = decodeCursor(query.cursor);
-          // The minute lets the index seek straight to the page; the row value orders within it.
-          where.push('activity_minute <= ? AND (activity_minute, updated_at, session_key) < (?, ?, ?)');
-          values.push(activityMinute(updatedAt), activityMinute(updatedAt), updatedAt, key);
-        }
-        const offset = Math.max(0, Math.floor(query.offset ?? 0));
-        const pageSql = `SELECT ${sessionColumnList} FROM sessions ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`}
-          ORDER BY activity_minute DESC, updated_at DESC, session_key DESC LIMIT ? OFFSET ?`;
-        const rows = statement(pageSql).all(...values, limit + 1, offset) as unknown as SessionRow[];
-        const hasMore = rows.length > limit;
-        const sessions = rows.slice(0, limit).map(sessionFromRow);
-        const last = sessions[sessions.length - 1];
-        let totalCount: number | undefined;
-        if (query.includeTotal === true) {
-          totalCount = (
-            statement(`SELECT COUNT(*) AS count FROM sessions ${filterSql}`).get(...filterValues) as {
-              count: number;
-            }
-          ).count;
-        }
-        return {
-          sessions,
-          hasMore,
-          nextCursor: hasMore && last !== undefined ? encodeCursor(last.updatedAt, last.key) : undefined,
-          totalCount,
-        };
-      });
-    },
-
-    async resetSession(key: string, options: ResetSessionOptions = {}): Promise<ResetSessionResult> {
-      return write('resetSession', () => {
-        requireKey(key, 'key');
-        const current = requireSession(key, options.expectedSessionId);
-        const at = now();
-        archive(current.sessionId, options.reason ?? 'reset', at);
-        const entry = resetSessionEntry(current, createId(), at);
-        statement(sql.insertTranscript).run(entry.sessionId, key, entry.agentId, at);
-        writeSession(entry, current);
-        return { entry, previousSessionId: current.sessionId };
-      });
-    },
-
-    async deleteSession(key: string, options: DeleteSessionOptions = {}): Promise<DeleteSessionResult> {
-      return write('deleteSession', () => {
-        requireKey(key, 'key');
-        const current = getSessionRow(key);
-        if (current === undefined) return { deleted: false, archivedSessionId: undefined };
-        checkExpected(current, options.expectedSessionId);
-        archive(current.sessionId, 'deleted', now());
-        statement(sql.deleteSession).run(key);
-        return { deleted: true, archivedSessionId: current.sessionId };
-      });
-    },
-
-    async appendEntries(
-      key: string,
-      entries: readonly NewTranscriptEntry[],
-      options: AppendOptions = {},
-    ): Promise<AppendResult> {
-      return write('appendEntries', () => {
-        requireKey(key, 'key');
-        if (options.patch !== undefined) validateSessionPatch(options.patch, 'options.patch');
-        const row = statement(sql.appendTarget).get(key) as AppendTargetRow | undefined;
-        if (row === undefined) {
-          throw new SessionsError(
-            'SESSIONS_NOT_FOUND',
-            `No session exists under the key ${JSON.stringify(key)}.`,
-            {
-              details: { key },
-            },
-          );
-        }
-        const previous = sessionFromRow(row);
-        checkExpected(previous, options.expectedSessionId);
-        if (row.archived_at !== null) {
-          throw new SessionsError(
-            'SESSIONS_TRANSCRIPT_ARCHIVED',
-            `The transcript ${previous.sessionId} of ${JSON.stringify(key)} is archived and accepts no more entries.`,
-            { details: { key, sessionId: previous.sessionId } },
-          );
-        }
-        const sessionId = previous.sessionId;
-        const at = now();
-        const firstSequence = row.next_sequence;
-        const encoded = encodeEntries(entries, firstSequence, at);
-        const insert = statement(sql.insertEntry);
-        const stored: TranscriptEntry[] = [];
-        let bytes = 0;
-        let compactionSequence: number | null = null;
-        let compactions = 0;
-        let modelChange: SessionPatch | undefined;
-        for (const [index, entry] of encoded.entries()) {
-          const sequence = firstSequence + index;
-          insert.run(row.transcript_id, sequence, entry.type, entry.timestamp, entry.body);
-          bytes += Buffer.byteLength(entry.body);
-          if (entry.value.type === 'compaction') {
-            compactionSequence = sequence;
-            compactions += 1;
-          } else if (entry.value.type === 'model_change') {
-            modelChange = { modelProvider: entry.value.provider, model: entry.value.model };
-          }
-          stored.push({ ...entry.value, sessionId, sequence, timestamp: entry.timestamp });
-        }
-        statement(sql.advanceTranscript).run(
-          firstSequence + encoded.length,
-          encoded.length,
-          bytes,
-          compactionSequence,
-          row.transcript_id,
-        );
-        let session = previous;
-        if (modelChange !== undefined) session = applySessionPatch(session, modelChange, at);
-        session = applySessionPatch(session, options.patch ?? {}, at);
-        if (compactions > 0) session = { ...session, compactionCount: session.compactionCount + compactions };
-        writeSession(session, previous);
-        return {
-          sessionId: session.sessionId,
-          entries: stored,
-          firstSequence,
-          lastSequence: firstSequence + encoded.length - 1,
-          session,
-        };
-      });
-    },
-
-    async readTranscript(sessionId: string, options: ReadTranscriptOptions = {}): Promise<TranscriptEntry[]> {
-      return run('readTranscript', () => {
-        const transcript = requireTranscript(sessionId);
-        const from = options.fromSequence ?? 1;
-        const to = options.toSequence ?? Number.MAX_SAFE_INTEGER;
-        const limit = options.limit ?? -1;
-        const types = options.types;
-        if (types === undefined) return readEntries(transcript, from, to, limit);
-        if (types.length === 0) return [];
-        const rows = statement(
-          `SELECT sequence, type, created_at, body FROM transcript_entries
-           WHERE transcript_id = ? AND sequence >= ? AND sequence <= ? AND type IN (${types.map(() => '?').join(', ')})
-           ORDER BY sequence LIMIT ?`,
-        ).all(transcript.transcript_id, from, to, ...types, limit) as unknown as EntryRow[];
-        return rows.map((row) => decodeEntry(sessionId, row.sequence, row.type, row.created_at, row.body));
-      });
-    },
-
-    async *streamTranscript(
-      sessionId: string,
-      options: StreamTranscriptOptions = {},
-    ): AsyncIterable<TranscriptEntry> {
-      const batchSize = Math.max(1, Math.floor(options.batchSize ?? 500));
-      let next = options.fromSequence ?? 1;
-      const transcript = await run('streamTranscript', () => requireTranscript(sessionId));
-      while (true) {
-        const page = await run('streamTranscript', () =>
-          readEntries(transcript, next, Number.MAX_SAFE_INTEGER, batchSize),
-        );
-        for (const entry of page) yield entry;
-        const last = page[page.length - 1];
-        if (page.length < batchSize || last === undefined) return;
-        next = last.sequence + 1;
-      }
-    },
-
-    async getTranscript(sessionId: string): Promise<TranscriptInfo | undefined> {
-      return run('getTranscript', () => {
-        const row = getTranscriptRow(requireKey(sessionId, 'sessionId'));
-        return row === undefined ? undefined : transcriptFromRow(row);
-      });
-    },
-
-    async listTranscripts(query: TranscriptListQuery = {}): Promise<TranscriptInfo[]> {
-      return run('listTranscripts', () => {
-        const where: string[] = [];
-        const values: SQLInputValue[] = [];
-        if (query.sessionKey !== undefined) {
-          where.push('session_key = ?');
-          values.push(query.sessionKey);
-        }
-        if (query.archived === true) where.push('archived_at IS NOT NULL');
-        if (query.archived === false) where.push('archived_at IS NULL');
-        const limit = Math.min(Math.max(1, Math.floor(query.limit ?? 100)), maxListLimit);
-        const rows = statement(
-          `SELECT * FROM transcripts ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`} ORDER BY created_at DESC, session_id LIMIT ?`,
-        ).all(...values, limit) as unknown as TranscriptRow[];
-        return rows.map(transcriptFromRow);
-      });
-    },
-
-    async buildContext(
-      target: string | { sessionId: string },
-      options: BuildContextOptions = {},
-    ): Promise<SessionContext> {
-      return run('buildContext', () => {
-        let sessionId: string;
-        if (typeof target === 'string') {
-          sessionId = requireSession(requireKey(target, 'target'), undefined).sessionId;
-        } else {
-          sessionId = requireKey(target?.sessionId, 'target.sessionId');
-        }
-        const transcript = requireTranscript(sessionId);
-        const lastSequence = transcript.next_sequence - 1;
-        const compactionSequence = transcript.last_compaction_sequence;
-        let cached = contextCache.get(transcript.transcript_id, sessionId, compactionSequence);
-        if (cached !== undefined && cached.lastSequence < lastSequence) {
-          const added = readEntries(transcript, cached.lastSequence + 1, Number.MAX_SAFE_INTEGER, -1);
-          for (const entry of added) cached.entries.push(entry);
-          cached.lastSequence = lastSequence;
-          contextCache.grew(transcript.transcript_id, added.length);
-        } else if (cached === undefined || cached.lastSequence > lastSequence) {
-          let compaction: TranscriptEntry | undefined;
-          if (compactionSequence !== null) {
-            const row = statement(sql.getEntry).get(transcript.transcript_id, compactionSequence) as
-              | EntryRow
-              | undefined;
-            if (row !== undefined)
-              compaction = decodeEntry(sessionId, row.sequence, row.type, row.created_at, row.body);
-          }
-          cached = {
-            sessionId,
-            compactionSequence,
-            compaction,
-            entries: readEntries(transcript, contextStartSequence(compaction), Number.MAX_SAFE_INTEGER, -1),
-            lastSequence,
-          };
-          contextCache.set(transcript.transcript_id, cached);
-        }
-        const { compaction, entries } = cached;
-        return assembleContext({
-          sessionId,
-          lastSequence,
-          compaction,
-          entries:
-            compaction === undefined
-              ? entries
-              : entries.filter((entry) => entry.sequence !== compaction.sequence),
-          ...(options.formatSummary === undefined ? {} : { formatSummary: options.formatSummary }),
-        });
-      });
-    },
-
-    async journalInbound(input: JournalInboundInput): Promise<JournalInboundResult> {
-      return write('journalInbound', () => {
-        const ref = requireRef(input, 'input');
-        const payload = encodeInboundPayload(ref, input.payload);
-        const at = input.receivedAt ?? now();
-        const inserted = statement(sql.insertInbound).run(
-          ref.channel,
-          ref.accountId,
-          ref.messageId,
-          input.sessionKey ?? null,
-          at,
-          at,
-          payload,
-        );
-        const record = getInboundRow(ref);
-        if (record === undefined)
-          throw new Error(`inbound record ${describeInbound(ref)} vanished after insert`);
-        return Number(inserted.changes) === 1 ? { duplicate: false, record } : { duplicate: true, record };
-      });
-    },
-
-    async getInbound(ref: InboundRef): Promise<InboundRecord | undefined> {
-      return run('getInbound', () => getInboundRow(requireRef(ref, 'ref')));
-    },
-
-    async updateInbound(
-      ref: InboundRef,
-      state: InboundState,
-      options: UpdateInboundOptions = {},
-    ): Promise<InboundRecord> {
-      return write('updateInbound', () => {
-        const checked = requireRef(ref, 'ref');
-        requireState(state, 'state');
-        const current = getInboundRow(checked);
-        if (current === undefined) {
-          throw new SessionsError(
-            'SESSIONS_JOURNAL_NOT_FOUND',
-            `No inbound journal record exists for ${describeInbound(checked)}.`,
-            { details: { ...checked } },
-          );
-        }
-        assertInboundTransition(checked, current.state, state);
-        const next: InboundRecord = {
-          ...current,
-          state,
-          updatedAt: now(),
-          attempts:
-            state === 'running' && current.state !== 'running' ? current.attempts + 1 : current.attempts,
-          error: options.error ?? (state === current.state ? current.error : undefined),
-          sessionKey: options.sessionKey ?? current.sessionKey,
-        };
-        statement(sql.updateInbound).run(
-          next.state,
-          next.updatedAt,
-          next.attempts,
-          next.error ?? null,
-          next.sessionKey ?? null,
-          checked.channel,
-          checked.accountId,
-          checked.messageId,
-        );
-        return next;
-      });
-    },
-
-    async listUnfinishedInbound(options: ListUnfinishedOptions = {}): Promise<InboundRecord[]> {
-      return run('listUnfinishedInbound', () => {
-        const rows = statement(sql.unfinishedInbound).all(
-          options.receivedSince ?? 0,
-          options.limit ?? -1,
-        ) as unknown as InboundRow[];
-        return rows.map(inboundFromRow);
-      });
-    },
-
-    async claimDelivery(key: string, details: DeliveryDetails = {}): Promise<DeliveryClaim> {
-      return write('claimDelivery', () => {
-        requireKey(key, 'key');
-        const detailsJson = JSON.stringify(details);
-        const existing = getDeliveryRow(key);
-        const at = now();
-        if (existing === undefined) {
-          statement(sql.insertDelivery).run(key, ownerId, at, at, detailsJson);
-          return { status: 'claimed', receipt: withoutOwner(getDeliveryRow(key)!), recovered: false };
-        }
-        if (existing.state === 'sent') return { status: 'already-sent', receipt: withoutOwner(existing) };
-        if (existing.state === 'claimed' && existing.ownerId === ownerId) {
-          return { status: 'in-progress', receipt: withoutOwner(existing) };
-        }
-        const recovered = existing.state === 'claimed';
-        const merged = JSON.stringify({ ...existing.details, ...details });
-        statement(sql.reclaimDelivery).run(ownerId, at, at, merged, key);
-        return { status: 'claimed', receipt: withoutOwner(getDeliveryRow(key)!), recovered };
-      });
-    },
-
-    async recordDelivery(key: string, platformMessageId: string): Promise<DeliveryReceipt> {
-      return write('recordDelivery', () => {
-        requireKey(key, 'key');
-        requireKey(platformMessageId, 'platformMessageId');
-        const existing = getDeliveryRow(key);
-        if (existing === undefined) {
-          throw new SessionsError(
-            'SESSIONS_DELIVERY_NOT_FOUND',
-            `No delivery was claimed under the idempotency key ${JSON.stringify(key)}; call claimDelivery before sending.`,
-            { details: { key } },
-          );
-        }
-        if (existing.state === 'sent') {
-          if (existing.platformMessageId === platformMessageId) return withoutOwner(existing);
-          throw new SessionsError(
-            'SESSIONS_DELIVERY_CONFLICT',
-            `The delivery ${JSON.stringify(key)} was already recorded as platform message ${existing.platformMessageId}, not ${platformMessageId}.`,
-            { details: { key, recorded: existing.platformMessageId, attempted: platformMessageId } },
-          );
-        }
-        const at = now();
-        statement(sql.sentDelivery).run(at, at, platformMessageId, key);
-        return withoutOwner(getDeliveryRow(key)!);
-      });
-    },
-
-    async failDelivery(key: string, error: string): Promise<DeliveryReceipt> {
-      return write('failDelivery', () => {
-        requireKey(key, 'key');
-        const existing = getDeliveryRow(key);
-        if (existing === undefined) {
-          throw new SessionsError(
-            'SESSIONS_DELIVERY_NOT_FOUND',
-            `No delivery was claimed under the idempotency key ${JSON.stringify(key)}.`,
-            { details: { key } },
-          );
-        }
-        if (existing.state === 'sent') {
-          throw new SessionsError(
-            'SESSIONS_DELIVERY_CONFLICT',
-            `The delivery ${JSON.stringify(key)} is already recorded as sent (platform message ${existing.platformMessageId}); it cannot fail afterwards.`,
-            { details: { key } },
-          );
-        }
-        statement(sql.failedDelivery).run(now(), String(error), key);
-        return withoutOwner(getDeliveryRow(key)!);
-      });
-    },
-
-    async getDelivery(key: string): Promise<DeliveryReceipt | undefined> {
-      return run('getDelivery', () => {
-        const existing = getDeliveryRow(requireKey(key, 'key'));
-        return existing === undefined ? undefined : withoutOwner(existing);
-      });
-    },
-
-    async getState(namespace: string, key: string): Promise<StateRecord | undefined> {
-      return run('getState', () => {
-        const row = statement('SELECT * FROM state_records WHERE namespace = ? AND key = ?').get(
-          requireKey(namespace, 'namespace'),
-          requireKey(key, 'key'),
-        ) as StateRow | undefined;
-        if (row === undefined || (row.expires_at !== null && row.expires_at <= now())) return undefined;
-        return stateFromRow(row);
-      });
-    },
-
-    async putState(
-      namespace: string,
-      key: string,
-      value: unknown,
-      options: PutStateOptions = {},
-    ): Promise<StateRecord> {
-      return write('putState', () => {
-        requireKey(namespace, 'namespace');
-        requireKey(key, 'key');
-        const { json, expiresAt } = encodeStateValue(namespace, key, value, options);
-        const at = now();
-        statement(
-          `INSERT INTO state_records (namespace, key, value, updated_at, expires_at) VALUES (?, ?, ?, ?, ?)
-           ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at,
-             expires_at = excluded.expires_at`,
-        ).run(namespace, key, json, at, expiresAt ?? null);
-        return { namespace, key, value: JSON.parse(json) as unknown, updatedAt: at, expiresAt };
-      });
-    },
-
-    async deleteState(namespace: string, key: string): Promise<boolean> {
-      return write('deleteState', () => {
-        const result = statement('DELETE FROM state_records WHERE namespace = ? AND key = ?').run(
-          requireKey(namespace, 'namespace'),
-          requireKey(key, 'key'),
-        );
-        return Number(result.changes) === 1;
-      });
-    },
-
-    async listState(namespace: string, options: ListStateOptions = {}): Promise<StateRecord[]> {
-      return run('listState', () => {
-        const prefix = options.prefix ?? '';
-        // Keys from the prefix up to the prefix followed by the highest code point.
-        const rows = statement(
-          `SELECT * FROM state_records WHERE namespace = ? AND key >= ? AND key < ?
-             AND (expires_at IS NULL OR expires_at > ?) ORDER BY key LIMIT ?`,
-        ).all(
-          requireKey(namespace, 'namespace'),
-          prefix,
-          `${prefix}\u{10FFFF}`,
-          now(),
-          options.limit ?? -1,
-        ) as unknown as StateRow[];
-        return rows.map(stateFromRow);
-      });
-    },
-
-    async prune(policy: PrunePolicy): Promise<PruneReport> {
-      const pruneAfterMs = requireCount(policy.pruneAfterMs, 'policy.pruneAfterMs');
-      const maxEntries = requireCount(policy.maxEntries, 'policy.maxEntries', true);
-      const archiveRetentionMs = requireCount(policy.archiveRetentionMs, 'policy.archiveRetentionMs');
-      const journalRetentionMs = requireCount(policy.journalRetentionMs, 'policy.journalRetentionMs');
-      const at = policy.now ?? now();
-      const keep = policy.keepChatTypes ?? [];
-      const keepSql =
-        keep.length === 0
-          ? ''
-          : `AND (chat_type IS NULL OR chat_type NOT IN (${keep.map(() => '?').join(', ')}))`;
-      const before = await run('prune', () => databaseBytes());
-      const report = await write('prune', () => {
-        let sessionsPruned = 0;
-        const pruneRows = (rows: Array<{ session_key: string; session_id: string }>): void => {
-          for (const row of rows) {
-            archive(row.session_id, 'pruned', at);
-            statement(sql.deleteSession).run(row.session_key);
-            sessionsPruned += 1;
-          }
-        };
-        if (pruneAfterMs !== undefined) {
-          pruneRows(
-            statement(
-              `SELECT session_key, session_id FROM sessions WHERE activity_minute <= ? AND updated_at < ? ${keepSql}`,
-            ).all(activityMinute(at - pruneAfterMs), at - pruneAfterMs, ...keep) as unknown as Array<{
-              session_key: string;
-              session_id: string;
-            }>,
-          );
-        }
-        if (maxEntries !== undefined) {
-          const total = (statement('SELECT COUNT(*) AS count FROM sessions').get() as { count: number })
-            .count;
-          if (total > maxEntries) {
-            pruneRows(
-              statement(
-                `SELECT session_key, session_id FROM sessions WHERE 1 = 1 ${keepSql} ORDER BY activity_minute ASC, updated_at ASC, session_key ASC LIMIT ?`,
-              ).all(...keep, total - maxEntries) as unknown as Array<{
-                session_key: string;
-                session_id: string;
-              }>,
-            );
-          }
-        }
-        let transcriptsDeleted = 0;
-        let entriesDeleted = 0;
-        if (archiveRetentionMs !== undefined) {
-          const doomed = statement(
-            'SELECT session_id, entry_count FROM transcripts WHERE archived_at IS NOT NULL AND archived_at <= ?',
-          ).all(at - archiveRetentionMs) as unknown as Array<{ session_id: string; entry_count: number }>;
-          for (const row of doomed) {
-            statement('DELETE FROM transcripts WHERE session_id = ?').run(row.session_id);
-            contextCache.clear();
-            transcriptsDeleted += 1;
-            entriesDeleted += row.entry_count;
-          }
-        }
-        let journalRecordsDeleted = 0;
-        let deliveryReceiptsDeleted = 0;
-        if (journalRetentionMs !== undefined) {
-          const cutoff = at - journalRetentionMs;
-          journalRecordsDeleted = Number(
-            statement(
-              "DELETE FROM inbound_journal WHERE state IN ('replied', 'failed') AND updated_at < ?",
-            ).run(cutoff).changes,
-          );
-          deliveryReceiptsDeleted = Number(
-            statement(
-              "DELETE FROM delivery_receipts WHERE state IN ('sent', 'failed') AND updated_at < ?",
-            ).run(cutoff).changes,
-          );
-        }
-        const stateRecordsDeleted = Number(
-          statement('DELETE FROM state_records WHERE expires_at IS NOT NULL AND expires_at <= ?').run(at)
-            .changes,
-        );
-        return {
-          sessionsPruned,
-          transcriptsDeleted,
-          entriesDeleted,
-          journalRecordsDeleted,
-          deliveryReceiptsDeleted,
-          stateRecordsDeleted,
-        };
-      });
-      // Give freed pages back to the file system and fold the WAL into the database.
-      const after = await run('prune', () => {
-        database.exec('PRAGMA incremental_vacuum');
-        database.prepare('PRAGMA wal_checkpoint(TRUNCATE)').get();
-        return databaseBytes();
-      });
-      return {
-        ...report,
-        bytesFreed: Math.max(0, before.database + before.wal - (after.database + after.wal)),
-      };
-    },
-
-    async diskUsage(): Promise<DiskUsage> {
-      return run('diskUsage', () => {
-        const bytes = databaseBytes();
-        const count = (table: string): number =>
-          (statement(`SELECT COUNT(*) AS count FROM ${table}`).get() as { count: number }).count;
-        const transcripts = statement(
-          `SELECT COUNT(*) AS transcripts, COUNT(archived_at) AS archived,
-             COALESCE(SUM(entry_count), 0) AS entries, COALESCE(SUM(byte_count), 0) AS bytes FROM transcripts`,
-        ).get() as { transcripts: number; archived: number; entries: number; bytes: number };
-        return {
-          location: databasePath,
-          databaseBytes: bytes.database,
-          walBytes: bytes.wal,
-          freeBytes: bytes.free,
-          sessions: count('sessions'),
-          transcripts: transcripts.transcripts,
-          archivedTranscripts: transcripts.archived,
-          transcriptEntries: transcripts.entries,
-          transcriptBytes: transcripts.bytes,
-          journalRecords: count('inbound_journal'),
-          deliveryReceipts: count('delivery_receipts'),
-          stateRecords: count('state_records'),
-        };
-      });
-    },
-
-    async checkIntegrity(): Promise<IntegrityReport> {
-      return run('checkIntegrity', () => {
-        const problems: string[] = [];
-        for (const row of database.prepare('PRAGMA integrity_check').all() as Array<{
-          integrity_check: string;
-        }>) {
-          if (row.integrity_check !== 'ok') problems.push(row.integrity_check);
-        }
-        for (const row of database.prepare('PRAGMA foreign_key_check').all() as Array<
-          Record<string, unknown>
-        >) {
-          problems.push(
-            `foreign key violation in ${String(row.table)} (row ${String(row.rowid)}) → ${String(row.parent)}`,
-          );
-        }
-        return { ok: problems.length === 0, problems };
-      });
-    },
+    ...createSqliteSessionEntries(context),
+    ...createSqliteTranscripts(context),
+    ...createSqliteInboundJournal(context),
+    ...createSqliteDeliveryReceipts(context),
+    ...createSqliteStateRecords(context),
+    ...createSqliteMaintenance(context),
 
     async heartbeat(): Promise<boolean> {
       if (closed) return false;
