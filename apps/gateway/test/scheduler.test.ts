@@ -290,6 +290,9 @@ describe('the heartbeat', () => {
     expect(today!.runs).toBe(heartbeats);
     expect(today!.skipped).toBeGreaterThanOrEqual(2);
     expect(today!.totalTokens).toBeGreaterThanOrEqual(120 + 12 + 100 + 3);
+    // The same numbers in the gateway's `status`.
+    const full = await payload(admin, 'status', {});
+    expect((full.schedules as { heartbeat: unknown[] }).heartbeat[0]).toMatchObject({ runs: today!.runs });
   });
 });
 

@@ -110,6 +110,35 @@ function formatQueue(status: Record<string, unknown>): string[] {
   return lines;
 }
 
+/** Scheduled jobs and today's heartbeat tokens, for `status` (decision 0019). */
+function formatSchedules(status: Record<string, unknown>): string[] {
+  const schedules = status.schedules as
+    | {
+        enabled: boolean;
+        jobs: number;
+        nextWakeAt?: string;
+        heartbeat: Array<{
+          agentId: string;
+          day: string;
+          runs: number;
+          skipped: number;
+          totalTokens: number;
+        }>;
+      }
+    | undefined;
+  if (schedules === undefined) return [];
+  const today = new Date().toISOString().slice(0, 10);
+  return [
+    `Schedules: ${schedules.enabled ? `${schedules.jobs} jobs${schedules.nextWakeAt === undefined ? '' : `, next ${schedules.nextWakeAt}`}` : 'off (cron.enabled)'}`,
+    ...schedules.heartbeat
+      .filter((day) => day.day === today)
+      .map(
+        (day) =>
+          `  heartbeat ${day.agentId} today: ${day.runs} runs, ${day.skipped} skipped, ${day.totalTokens} tokens`,
+      ),
+  ];
+}
+
 /** The `status` payload for people. */
 export function formatStatus(status: Record<string, unknown>): string {
   const runs = (status.runs ?? {}) as { running?: number; waiting?: number; queuedMessages?: number };
@@ -134,6 +163,7 @@ export function formatStatus(status: Record<string, unknown>): string {
       `${Number(status.pendingInbound ?? 0) > 0 ? `, ${String(status.pendingInbound)} received and not yet answered` : ''}`,
     `Sessions: ${sessionsInfo?.count ?? 0}${sessionsInfo?.durability === 'full' ? ' (commits fsynced: session.durability "full")' : ''}`,
     ...formatQueue(status),
+    ...formatSchedules(status),
     `Channels:${channels.length === 0 ? ' none configured' : ''}`,
     ...channels.map(
       (channel) =>

@@ -1,6 +1,7 @@
 import { getHeapStatistics } from 'node:v8';
 import { resolveQueueSettings } from '@switchboard/sessions';
 import { z } from 'zod';
+import { cronServiceOf } from '../extensions/scheduler/service.ts';
 import { GatewayError } from '../protocol/errors.ts';
 import { defineMethod, type GatewayMethod } from '../protocol/server.ts';
 import {
@@ -136,6 +137,8 @@ export function systemMethods(services: MethodServices): GatewayMethod[] {
           },
           /** Journaled inbound messages not yet answered (capped at 1000). */
           pendingInbound: unanswered.length,
+          /** Scheduled jobs and each agent's heartbeat runs, skips and tokens per day (decision 0019). */
+          schedules: await cronServiceOf(services.store)?.status(),
           /** The queue policy in force (`messages.queue`, defaults filled in). */
           queue: resolveQueueSettings({
             ...(services.config.messages.queue?.mode === undefined
