@@ -9,6 +9,7 @@ import { extraModelApis, modelsModeSchema, providerCompatSchema } from './schema
 import { agentSandboxSchema } from './schema-sandbox.ts';
 import { cronConfigSchema, heartbeatConfigSchema } from './schema-scheduler.ts';
 import { agentSkillsSchema, skillsConfigSchema } from './schema-skills.ts';
+import { agentSubagentsSchema, subagentDefaultsSchema } from './schema-subagents.ts';
 import { storageConfigSchema } from './schema-storage.ts';
 
 /**
@@ -98,6 +99,7 @@ const agentDefaultsSchema = z.strictObject({
   sandbox: agentSandboxSchema,
   /** OpenClaw's older name of `memory.search` (an alias; `memory.search` wins key by key). */
   memorySearch: memorySearchConfigSchema.optional(),
+  subagents: subagentDefaultsSchema.optional(),
 });
 
 const agentToolsSchema = z.strictObject({
@@ -114,6 +116,7 @@ const agentSchema = z.strictObject({
   heartbeat: heartbeatConfigSchema.optional(),
   skills: agentSkillsSchema,
   sandbox: agentSandboxSchema,
+  subagents: agentSubagentsSchema.optional(),
 });
 
 const resetPolicySchema = z.strictObject({
@@ -208,6 +211,9 @@ const toolsSchema = z.strictObject({
     .strictObject({
       allow: z.array(z.string().regex(/^[^/\\\s]+$/, 'expected a bare command name')).default([]),
       timeoutSeconds: z.number().positive().default(30),
+      /** `on-miss`: a command off the allowlist waits for an operator (`switchboard approvals`); `off`: refused. */
+      ask: z.enum(['off', 'on-miss']).default('off'),
+      approvalTimeoutSeconds: z.number().positive().default(120),
     })
     .optional(),
   webFetch: z

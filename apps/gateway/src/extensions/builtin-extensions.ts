@@ -8,6 +8,7 @@ import { memoryExtension } from './memory.ts';
 import { providersExtension } from './providers.ts';
 import { sandboxExtension } from './sandbox.ts';
 import { skillsExtension } from './skills.ts';
+import { subagentsExtension } from './subagents.ts';
 
 export const builtinExtensions: readonly GatewayExtension[] = [
   coreExtension,
@@ -17,4 +18,5 @@ export const builtinExtensions: readonly GatewayExtension[] = [
   schedulerExtension,
   mcpExtension,
   sandboxExtension,
+  subagentsExtension,
 ];

@@ -4,11 +4,12 @@
 // orchestrator never learns about a feature; adding one is a file here and a line in
 // builtin-extensions.ts.
 import type { HookRunner, Logger, PluginRegistry } from '@switchboard/hooks';
-import type { SessionStore } from '@switchboard/sessions';
+import type { SessionDispatcher, SessionStore } from '@switchboard/sessions';
 import type { GatewayConfig } from '../config/schema.ts';
 import type { Inbound } from '../runtime/inbound.ts';
 import type { SendOutbound } from '../runtime/outbound.ts';
 import type { RunRegistry } from '../runtime/runs.ts';
+import type { TurnInput } from '../runtime/turn-input.ts';
 import type { ModelProviderRegistry } from './model-providers.ts';
 import type { PromptSectionRegistry } from './prompt-sections.ts';
 import type { ToolRegistry } from './tool-registry.ts';
@@ -22,6 +23,8 @@ export interface ExtensionRuntime {
   readonly send: SendOutbound;
   /** Sends an event to operator clients. */
   broadcast(event: string, payload: unknown): void;
+  /** The session queues: abort a session's run (`abort`), inspect them (`stats`). */
+  readonly dispatcher: SessionDispatcher<TurnInput>;
 }
 
 /**

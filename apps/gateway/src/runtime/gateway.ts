@@ -29,6 +29,7 @@ import {
   resolveGatewayToken,
   resolveStateDirectory,
 } from '../state/state-directory.ts';
+import { subagentSettings } from '../subagents/manager.ts';
 import { agentWorkspace } from './agent-resources.ts';
 import { createChannelManager } from './channels.ts';
 import { type ConfigReloadReport, createConfigReloader, type ReloadTrigger } from './config-reload.ts';
@@ -272,6 +273,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     runBatch: (batch, signal) => runner.runBatch(batch, signal),
     trySteer: (run, message) => runner.trySteer(run, message),
     maxConcurrentRuns: config.agents.defaults.maxConcurrent,
+    laneLimits: { subagent: subagentSettings(config).maxConcurrent },
     defaults: {},
     onEvent: (event) => {
       if (event.type === 'run-end') heapTrim.noteActivity();
@@ -428,6 +430,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     runs,
     send,
     broadcast: (event, payload) => broadcast(event, payload),
+    dispatcher,
   });
   // Editing the file reloads it (unless gateway.reload.mode is "off"): decision 0011.
   const configWatcher = watchConfigFile({

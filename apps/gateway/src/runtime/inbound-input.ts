@@ -37,6 +37,8 @@ export interface RpcSubmission {
   readonly timeoutMs?: number;
   readonly images?: readonly ImageContent[];
   readonly queueMode?: QueueMode;
+  /** The dispatcher's global lane (`subagent`, `cron`); absent is `main`. */
+  readonly lane?: string;
   /** `webchat` for chat.send, else the protocol client. */
   readonly channel: string;
 }

@@ -106,6 +106,7 @@ export function createInbound(dependencies: InboundDependencies): Inbound {
             ? `compact:${refKey(input.ref)}`
             : `${input.channel}:${input.accountId}:${input.peer?.id}:${input.threadId ?? ''}`,
       ...options,
+      ...(input.lane === undefined ? {} : { lane: input.lane }),
       ...(input.kind === 'compact' ? { mode: 'followup' as const } : {}),
     });
     if (result.status === 'dropped') {
@@ -295,6 +296,7 @@ export function createInbound(dependencies: InboundDependencies): Inbound {
         ...(submission.thinking === undefined ? {} : { thinking: submission.thinking }),
         ...(submission.timeoutMs === undefined ? {} : { timeoutMs: submission.timeoutMs }),
         ...(submission.queueMode === undefined ? {} : { queueMode: submission.queueMode }),
+        ...(submission.lane === undefined ? {} : { lane: submission.lane }),
         receivedAt: now(),
       };
       const journaled = await journal.received({

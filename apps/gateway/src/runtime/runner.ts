@@ -324,8 +324,10 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
             ...newMessages,
             stoppedTurnNote(timedOut ? 'timeout' : 'user', state.current.target.model, now()),
           ];
-        if (timedOut)
+        if (timedOut) {
           errorText = `The reply took longer than ${Math.round(runTimeoutMs / 1000)} s and was stopped.`;
+          errorCode = 'RUN_TIMEOUT';
+        }
       } else if (failure !== undefined || finalMessage?.stopReason === 'error') {
         status = 'error';
         const modelError =

@@ -41,6 +41,8 @@ export interface TurnInput {
    * is `followup`. Channel messages take `messages.queue` instead.
    */
   readonly queueMode?: QueueMode;
+  /** Protocol runs: the dispatcher's global lane (`subagent`, `cron`); absent is `main`. */
+  readonly lane?: string;
   readonly receivedAt: number;
   /** Set when the message is replayed from the journal after a restart. */
   readonly recovered?: boolean;
