@@ -41,7 +41,7 @@ export interface OpenAIModel extends Model {
 export const openAIDefaultBaseUrl = 'https://api.openai.com/v1';
 
 /** True for OpenAI's own endpoint (where the modern request fields are known to work). */
-export function isOpenAIEndpoint(baseUrl: string): boolean {
+function isOpenAIEndpoint(baseUrl: string): boolean {
   return /^https:\/\/api\.openai\.com(?:\/|$)/i.test(baseUrl);
 }
 

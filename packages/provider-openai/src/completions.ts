@@ -43,7 +43,7 @@ export function outputLimit(model: Model, requested: number | undefined): number
 }
 
 /** The streaming request body for one call. */
-export function completionsRequest(
+function completionsRequest(
   model: Model,
   context: LlmContext,
   call: StreamOptions,
@@ -76,7 +76,7 @@ export function completionsRequest(
 }
 
 /** Maps `finish_reason`; `undefined` for a refusal or filter, which ends as an error. */
-export function mapCompletionsFinishReason(
+function mapCompletionsFinishReason(
   reason: string | null | undefined,
 ): 'stop' | 'length' | 'toolUse' | undefined {
   switch (reason) {

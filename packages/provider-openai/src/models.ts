@@ -93,9 +93,9 @@ const knownModels: readonly KnownModel[] = [
 ];
 
 /** Context window of an unknown model (a conservative size most local servers can serve). */
-export const defaultOpenAIContextWindow = 128_000;
+const defaultOpenAIContextWindow = 128_000;
 /** Output limit of an unknown model. */
-export const defaultOpenAIMaxOutputTokens = 8192;
+const defaultOpenAIMaxOutputTokens = 8192;
 
 /**
  * The `Model` of `<provider>/<id>` on one of the OpenAI APIs. Known OpenAI ids (gpt-5*,

@@ -33,7 +33,7 @@ function inputContent(
 }
 
 /** A reasoning item stored as a thinking block's signature; `undefined` when it is not one. */
-export function reasoningItemFromSignature(signature: string | undefined): ResponseReasoningItem | undefined {
+function reasoningItemFromSignature(signature: string | undefined): ResponseReasoningItem | undefined {
   if (signature === undefined || !signature.startsWith('{')) return undefined;
   try {
     const item = JSON.parse(signature) as { type?: unknown; id?: unknown };

@@ -31,7 +31,7 @@ import {
 import { cleanToolSchema } from './tool-schema.ts';
 
 /** The streaming request body for one call. */
-export function responsesRequest(
+function responsesRequest(
   model: Model,
   context: LlmContext,
   call: StreamOptions,
