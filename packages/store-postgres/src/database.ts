@@ -93,7 +93,13 @@ export function createDatabase(parts: {
     transaction<T>(operation: string, work: (client: Queryable) => Promise<T>): Promise<T> {
       return track(operation, async () => {
         const client: PoolClient = await pool.connect();
+        // pg-pool removes its error listener while a client is checked out: a connection the
+        // server ends between two statements would otherwise crash the process.
         let broken = false;
+        const onError = (): void => {
+          broken = true;
+        };
+        client.on('error', onError);
         try {
           await client.query('BEGIN');
           const value = await work(wrap(client));
@@ -107,6 +113,7 @@ export function createDatabase(parts: {
           }
           throw error;
         } finally {
+          client.removeListener('error', onError);
           client.release(broken);
         }
       });

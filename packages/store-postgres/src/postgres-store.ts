@@ -121,9 +121,12 @@ export async function createPostgresSessionStore(
   let instanceId: number;
   try {
     const client = await pool.connect();
+    const onError = (error: Error): void => options.onConnectionError?.(error);
+    client.on('error', onError);
     try {
       await migrate(client, location, now);
     } finally {
+      client.removeListener('error', onError);
       client.release();
     }
     await lockClient.connect();

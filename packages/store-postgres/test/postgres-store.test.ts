@@ -145,4 +145,64 @@ describe('PostgreSQL store', () => {
       await watcher.close();
     }
   });
+  it('survives its connections being cut mid-traffic: operations fail with a named error, nothing crashes, another instance takes over once', async () => {
+    const url = await freshDatabase(cluster());
+    const cut = await createPostgresSessionStore({ url, poolSize: 4, onConnectionError: () => undefined });
+    const survivor = await createPostgresSessionStore({ url });
+    try {
+      await cut.ensureSession('agent:main:cut', { agentId: 'main' });
+      for (let index = 0; index < 5; index += 1) {
+        await cut.journalInbound({ channel: 'telegram', accountId: 'default', messageId: `cut-${index}` });
+      }
+      let stop = false;
+      const traffic = Array.from({ length: 8 }, async () => {
+        const codes: string[] = [];
+        while (!stop) {
+          const outcome = await cut
+            .appendEntries('agent:main:cut', [{ type: 'custom', customType: 'tick' }])
+            .then(
+              () => 'ok',
+              (error: Error & { code?: string }) => error.code ?? error.message,
+            );
+          codes.push(outcome);
+          if (outcome === 'SESSIONS_LOCK_LOST') break;
+        }
+        return codes;
+      });
+      await waitFor(
+        'traffic to flow',
+        async () =>
+          ((await cut.getTranscript((await cut.getSession('agent:main:cut'))!.sessionId))?.entryCount ?? 0) >
+          10,
+      );
+      await asSuperuser(
+        url,
+        'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1',
+        [`switchboard:${cut.ownerId}`],
+      );
+      const settled = await Promise.race([
+        Promise.all(traffic),
+        new Promise<never>((_, reject) =>
+          setTimeout(() => reject(new Error('traffic did not stop')), 30_000),
+        ),
+      ]);
+      stop = true;
+      const codes = new Set(settled.flat());
+      for (const code of codes)
+        expect(['ok', 'STORE_POSTGRES_QUERY_FAILED', 'SESSIONS_LOCK_LOST']).toContain(code);
+      expect(codes.has('SESSIONS_LOCK_LOST')).toBe(true);
+      const taken = await survivor.listUnfinishedInbound();
+      expect(taken.map((record) => record.messageId).sort()).toEqual([
+        'cut-0',
+        'cut-1',
+        'cut-2',
+        'cut-3',
+        'cut-4',
+      ]);
+      await expect(cut.listUnfinishedInbound()).rejects.toMatchObject({ code: 'SESSIONS_LOCK_LOST' });
+    } finally {
+      await cut.close();
+      await survivor.close();
+    }
+  });
 });
