@@ -21,8 +21,11 @@ interface OpenClawCronJob {
   readonly source: string;
 }
 
-export async function readCronJobs(layout: OpenClawLayout): Promise<OpenClawCronJob[]> {
+export async function readCronJobs(
+  layout: OpenClawLayout,
+): Promise<{ jobs: OpenClawCronJob[]; problems: string[] }> {
   const jobs: OpenClawCronJob[] = [];
+  const problems: string[] = [];
   const add = (value: unknown, source: string, state?: unknown) => {
     if (!isRecord(value) || typeof value.id !== 'string') return;
     if (jobs.some((job) => job.id === value.id)) return;
@@ -41,7 +44,7 @@ export async function readCronJobs(layout: OpenClawLayout): Promise<OpenClawCron
     try {
       if (tableExists(database, 'cron_jobs')) {
         for (const row of database
-          .prepare('SELECT job_json, state_json FROM cron_jobs ORDER BY sort_order, job_id')
+          .prepare('SELECT job_id, job_json, state_json FROM cron_jobs ORDER BY sort_order, job_id')
           .all()) {
           try {
             add(
@@ -50,7 +53,9 @@ export async function readCronJobs(layout: OpenClawLayout): Promise<OpenClawCron
               JSON.parse(String(row.state_json)),
             );
           } catch {
-            // An unreadable row is reported by count below (jobs found vs rows).
+            problems.push(
+              `${layout.stateDatabasePath}: cron job ${String(row.job_id)} has unreadable JSON; not kept`,
+            );
           }
         }
       }
@@ -67,5 +72,5 @@ export async function readCronJobs(layout: OpenClawLayout): Promise<OpenClawCron
         : [];
     for (const job of list) add(job, layout.cronJobsPath);
   }
-  return jobs;
+  return { jobs, problems };
 }

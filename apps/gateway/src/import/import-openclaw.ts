@@ -465,8 +465,8 @@ export async function importOpenClaw(options: ImportOpenClawOptions): Promise<Im
   }
 
   async function cronPart(): Promise<PartReport> {
-    const jobs = await readCronJobs(layout);
-    const lines: ReportLine[] = [];
+    const { jobs, problems } = await readCronJobs(layout);
+    const lines: ReportLine[] = problems.map((problem) => ({ status: 'problem', subject: problem }));
     if (jobs.length === 0) return { part: 'cron', lines };
     const path = join(manifestDirectory(stateDirectory), 'cron-jobs.json');
     const text = `${JSON.stringify({ source: layout.root, jobs: jobs.map((job) => job.job) }, null, 2)}\n`;
