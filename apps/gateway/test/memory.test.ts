@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { RecordedRequest } from '@switchboard/testkit/anthropic';
 import { createFakeEmbeddings, type FakeEmbeddings } from '@switchboard/testkit/embeddings';
 import { afterEach, describe, expect, it } from 'vitest';
+import { type CliIo, exitCodes, runCli } from '../src/cli/main.ts';
 import { startTestGateway, type TestGateway } from './harness.ts';
 
 const running: TestGateway[] = [];
@@ -163,5 +164,55 @@ describe('gateway: long-term memory', () => {
       ),
     ).toBe(true);
     expect(harness.logs.some((line) => line.includes('memory: index open'))).toBe(true);
+  });
+
+  it('shows status, searches and re-indexes through memory.* and `switchboard memory`', async () => {
+    const harness = await start({ model: { turns: [] } });
+    const workspace = join(harness.stateDirectory, 'workspace');
+    await mkdir(join(workspace, 'memory'), { recursive: true });
+    await writeFile(
+      join(workspace, 'memory', `${today}.md`),
+      '# Errands\n\nPick up the dry cleaning on Saturday.\n',
+    );
+    const run = async (...argv: string[]) => {
+      const out: string[] = [];
+      const error: string[] = [];
+      const io: CliIo = {
+        out: (text) => out.push(text),
+        error: (text) => error.push(text),
+        environment: {
+          SWITCHBOARD_STATE_DIR: harness.stateDirectory,
+          SWITCHBOARD_GATEWAY_URL: harness.gateway.url,
+        },
+      };
+      const code = await runCli(argv, io);
+      return { code, stdout: out.join(''), stderr: error.join('') };
+    };
+
+    const status = await run('memory', 'status');
+    expect(status.code).toBe(exitCodes.ok);
+    expect(status.stdout).toContain(
+      'main: 1 files, 1 chunks, keyword search (keyword-only: no embeddings provider is configured',
+    );
+    expect(status.stdout).toContain(join(harness.stateDirectory, 'memory', 'main.sqlite'));
+
+    const search = await run('memory', 'search', 'dry', 'cleaning');
+    expect(search.code).toBe(exitCodes.ok);
+    expect(search.stdout).toContain(`memory/${today}.md#1-3`);
+    expect(search.stdout).toContain('Pick up the dry cleaning on Saturday.');
+
+    const json = await run('memory', 'reindex', '--json');
+    expect(json.code).toBe(exitCodes.ok);
+    expect(JSON.parse(json.stdout)).toMatchObject({ checked: 1, indexed: 1, removed: 0 });
+
+    const unknown = await run('memory', 'status', '--agent', 'nobody');
+    expect(unknown.code).not.toBe(exitCodes.ok);
+    expect(unknown.stderr).toContain('no agent "nobody"');
+    expect((await run('memory', 'search')).code).toBe(exitCodes.usage);
+
+    const client = await harness.connect();
+    const refused = await client.request('memory.search', { query: '   ' });
+    expect(refused.ok).toBe(false);
+    expect(JSON.stringify(refused.error)).toContain('memory_search: query must be a non-empty string');
   });
 });

@@ -44,6 +44,9 @@ Talking to a running gateway  (--url URL, --token TOKEN, --state-dir DIR; --json
   cron list | status                scheduled jobs (next and last run) | heartbeat tokens per day
   cron add '<job JSON>' | rm ID     schedule a job (see docs/guide/schedules.md) | remove one
   cron run ID | runs ID             run a job now | its past runs (status, delivery, tokens)
+  memory status [--agent ID]        each agent's memory index: files, chunks, search mode, embeddings
+  memory search QUERY [--agent ID]  search an agent's memory as memory_search does
+  memory reindex [--agent ID]       re-chunk every memory file (embeddings stay cached)
 Local checks
   doctor                            config, state directory, token, model endpoint, channels
   logs [--follow]                   the gateway log file (logging.file in the config)
@@ -484,6 +487,13 @@ export async function runCli(argv: readonly string[], io: CliIo = defaultIo): Pr
       case 'cron': {
         const { cronCommand } = await import('./cron-command.ts');
         return await cronCommand(words, values, io, {
+          withClient: (work) => withClient(values, io, work),
+          print: (data, human) => print(io, values, data, human),
+        });
+      }
+      case 'memory': {
+        const { memoryCommand } = await import('./memory-command.ts');
+        return await memoryCommand(words, values, io, {
           withClient: (work) => withClient(values, io, work),
           print: (data, human) => print(io, values, data, human),
         });

@@ -14,11 +14,15 @@ import {
   defaultSearchSettings,
   type EmbeddingsProvider,
   type MemoryIndex,
+  type MemorySearchResponse,
+  type MemoryStatus,
   memoryRecallText,
   openMemoryIndex,
   renderSessionMemory,
   type SearchSettings,
+  type SyncReport,
 } from '@switchboard/memory';
+import type { SessionStore } from '@switchboard/sessions';
 import type { GatewayConfig } from '../config/schema.ts';
 import type { MemorySearchConfig } from '../config/schema-memory.ts';
 import type { GatewayExtension } from './extension.ts';
@@ -151,6 +155,30 @@ function embeddingsFor(resolved: ResolvedMemoryConfig, logger: Logger): Embeddin
   }
 }
 
+/** What `memory.*` methods and `switchboard memory` reach: the agents' indexes, opened on demand. */
+export interface MemoryService {
+  /** The configured agent ids (the default agent `main` first when it is not listed). */
+  agentIds(): string[];
+  /** Opens the agent's index if needed (a sync of what changed) and returns its status; undefined when memory is disabled. */
+  status(agentId: string): Promise<MemoryStatus | undefined>;
+  search(
+    agentId: string,
+    query: string,
+    options: { maxResults?: number; minScore?: number },
+  ): Promise<MemorySearchResponse>;
+  /** Re-chunks every memory file of the agent (embeddings stay cached by content hash). */
+  reindex(agentId: string): Promise<SyncReport>;
+  /** True when memory is on in the live config. */
+  enabled(): boolean;
+}
+
+const services = new WeakMap<SessionStore, MemoryService>();
+
+/** The memory service of the gateway that owns `store` (methods reach it through their store). */
+export function memoryServiceOf(store: SessionStore): MemoryService | undefined {
+  return services.get(store);
+}
+
 export const memoryExtension: GatewayExtension = {
   id: 'memory',
   setup(context) {
@@ -231,6 +259,24 @@ export const memoryExtension: GatewayExtension = {
         const recall = tools.some((tool) => tool.name === 'memory_search') ? memoryRecallText : undefined;
         const parts = [recall, session].filter((part): part is string => part !== undefined);
         return parts.length === 0 ? undefined : parts.join('\n\n');
+      },
+    });
+
+    services.set(context.store, {
+      agentIds() {
+        const listed = (context.config().agents.list ?? []).map((agent) => agent.id.toLowerCase());
+        return listed.includes('main') ? listed : ['main', ...listed];
+      },
+      enabled: () => resolveMemoryConfig(context.config()).enabled,
+      async status(agentId) {
+        if (!resolveMemoryConfig(context.config()).enabled) return undefined;
+        return (await indexFor(agentId, context.workspaceFor(agentId))).status();
+      },
+      async search(agentId, query, options) {
+        return (await indexFor(agentId, context.workspaceFor(agentId))).search(query, options);
+      },
+      async reindex(agentId) {
+        return (await indexFor(agentId, context.workspaceFor(agentId))).reindex();
       },
     });
 

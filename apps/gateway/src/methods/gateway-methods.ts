@@ -7,6 +7,7 @@ import { chatMethods } from './chat.ts';
 import { type ConfigMethodServices, configMethods } from './config.ts';
 import { cronMethods } from './cron.ts';
 import type { MethodServices } from './context.ts';
+import { memoryMethods } from './memory.ts';
 import { sessionMethods } from './sessions.ts';
 import { systemMethods } from './system.ts';
 
@@ -31,6 +32,7 @@ export function createGatewayMethods(
       ...systemMethods(services),
       ...configMethods({ reloadConfig: options.reloadConfig }),
       ...cronMethods(services),
+      ...memoryMethods(services),
       ...pluginMethods,
     ].map((method) => [method.name, method]),
   );
