@@ -35,7 +35,8 @@ function percentile(values: readonly number[], fraction: number): number {
 let messageCounter = 0;
 async function oneMessage(store: SessionStore, sessionKey: string): Promise<void> {
   messageCounter += 1;
-  const ref = { channel: 'telegram', accountId: 'default', messageId: `m${messageCounter}` };
+  const id = messageCounter;
+  const ref = { channel: 'telegram', accountId: 'default', messageId: `m${id}` };
   await store.journalInbound({ ...ref, sessionKey, payload: { text: 'hello' } });
   await store.ensureSession(sessionKey, { agentId: 'main' });
   await store.updateInbound(ref, 'running');
@@ -43,14 +44,14 @@ async function oneMessage(store: SessionStore, sessionKey: string): Promise<void
   await store.appendEntries(
     sessionKey,
     [
-      { type: 'message', message: { role: 'user', content: `hello ${messageCounter}`, timestamp: 1 } },
-      { type: 'custom_message', customType: 'reply', content: `reply ${messageCounter}` },
+      { type: 'message', message: { role: 'user', content: `hello ${id}`, timestamp: 1 } },
+      { type: 'custom_message', customType: 'reply', content: `reply ${id}` },
     ],
     { patch: { addUsage: { input: 100, output: 20 } } },
   );
-  const key = `delivery-${messageCounter}`;
+  const key = `delivery-${id}`;
   await store.claimDelivery(key, { channel: 'telegram', to: '42' });
-  await store.recordDelivery(key, `p${messageCounter}`);
+  await store.recordDelivery(key, `p${id}`);
   await store.updateInbound(ref, 'replied');
 }
 
