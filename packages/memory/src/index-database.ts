@@ -44,14 +44,14 @@ CREATE TABLE IF NOT EXISTS embeddings (
 ) WITHOUT ROWID;
 `;
 
-export interface FileRecord {
+interface FileRecord {
   readonly path: string;
   readonly hash: string;
   readonly modifiedMs: number;
   readonly size: number;
 }
 
-export interface ChunkRecord {
+interface ChunkRecord {
   readonly id: number;
   readonly path: string;
   readonly startLine: number;

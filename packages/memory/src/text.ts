@@ -7,7 +7,7 @@ const cjkPattern = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-
 const cjkGlobalPattern = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]/gu;
 
 /** True when the text holds Chinese, Japanese or Korean characters. */
-export function hasCjk(text: string): boolean {
+function hasCjk(text: string): boolean {
   return cjkPattern.test(text);
 }
 

@@ -37,7 +37,7 @@ const getParameters = z.object({
 });
 
 /** The text the model reads for a search response. */
-export function formatSearchResponse(query: string, response: MemorySearchResponse): string {
+function formatSearchResponse(query: string, response: MemorySearchResponse): string {
   const header =
     response.results.length === 0
       ? `No memory matched ${JSON.stringify(query)}.`

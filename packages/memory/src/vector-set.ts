@@ -100,7 +100,9 @@ export function createVectorSet(): VectorSet {
           bestRows.pop();
         }
       }
-      bestRows.forEach((row, index) => result.set(ids[row]!, bestScores[index]!));
+      bestRows.forEach((row, index) => {
+        result.set(ids[row]!, bestScores[index]!);
+      });
       return result;
     },
   };

@@ -24,7 +24,7 @@ const values = [
   'a parrot',
 ];
 
-export interface KnownAnswer {
+interface KnownAnswer {
   readonly query: string;
   readonly path: string;
 }

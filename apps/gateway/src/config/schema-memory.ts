@@ -74,4 +74,3 @@ export const memoryConfigSchema = z.strictObject({
 });
 
 export type MemorySearchConfig = z.infer<typeof memorySearchConfigSchema>;
-export type MemoryConfig = z.infer<typeof memoryConfigSchema>;

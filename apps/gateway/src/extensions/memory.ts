@@ -28,7 +28,7 @@ import type { MemorySearchConfig } from '../config/schema-memory.ts';
 import type { GatewayExtension } from './extension.ts';
 
 /** `memory.search` after merging the `agents.defaults.memorySearch` alias and applying defaults. */
-export interface ResolvedMemoryConfig {
+interface ResolvedMemoryConfig {
   readonly enabled: boolean;
   readonly provider: 'none' | 'openai' | 'openai-compatible' | 'ollama';
   readonly model?: string;
@@ -70,7 +70,7 @@ function merge(
   };
 }
 
-export function resolveMemoryConfig(config: GatewayConfig): ResolvedMemoryConfig {
+function resolveMemoryConfig(config: GatewayConfig): ResolvedMemoryConfig {
   const search = merge(config.agents.defaults.memorySearch, config.memory?.search);
   const hybrid = search.query?.hybrid;
   const defaults = defaultSearchSettings;

@@ -47,7 +47,7 @@ export function memoryMethods(services: MethodServices): GatewayMethod[] {
       params: z.looseObject({ agentId: z.string().min(1).optional() }),
       async handle(params) {
         const service = memoryServiceOf(services.store);
-        if (service !== undefined && service.enabled() && params.agentId === undefined) {
+        if (service?.enabled() === true && params.agentId === undefined) {
           const agents = [];
           for (const agentId of service.agentIds())
             agents.push({ agentId, ...(await call(agentId, (memory) => memory.status(agentId))) });
