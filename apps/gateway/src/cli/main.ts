@@ -41,6 +41,7 @@ Talking to a running gateway  (--url URL, --token TOKEN, --state-dir DIR; --json
   skills info NAME [--agent ID]     one skill: location, tier, command, reasons
   mcp list [--agent ID]             MCP servers: state, error, each tool offered or why not
   sandbox status                    bubblewrap usable?, process limit, each agent's sandbox policy
+  approvals [list] | allow-once ID | allow-always ID | deny ID   host exec commands waiting for an operator
   cron list | status                scheduled jobs (next and last run) | heartbeat tokens per day
   cron add '<job JSON>' | rm ID     schedule a job (see docs/guide/schedules.md) | remove one
   cron run ID | runs ID             run a job now | its past runs (status, delivery, tokens)
@@ -494,6 +495,13 @@ export async function runCli(argv: readonly string[], io: CliIo = defaultIo): Pr
       case 'memory': {
         const { memoryCommand } = await import('./memory-command.ts');
         return await memoryCommand(words, values, io, {
+          withClient: (work) => withClient(values, io, work),
+          print: (data, human) => print(io, values, data, human),
+        });
+      }
+      case 'approvals': {
+        const { approvalsCommand } = await import('./approvals-command.ts');
+        return await approvalsCommand(words, values, io, {
           withClient: (work) => withClient(values, io, work),
           print: (data, human) => print(io, values, data, human),
         });

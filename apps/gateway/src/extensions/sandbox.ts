@@ -16,8 +16,11 @@ import {
   type Sandbox,
   type SandboxPolicy,
 } from '@switchboard/sandbox';
+import { z } from 'zod';
 import type { GatewayConfig } from '../config/schema.ts';
+import { GatewayError } from '../protocol/errors.ts';
 import { createHostExecTool } from '../tools/exec.ts';
+import { createExecApprovals, type ExecApprovalDecision } from '../tools/exec-approvals.ts';
 import type { GatewayExtension } from './extension.ts';
 
 /** The agent's sandbox policy: its own `sandbox` section over `agents.defaults.sandbox`. */
@@ -30,6 +33,11 @@ function agentIds(config: GatewayConfig): string[] {
   const listed = config.agents.list?.map((agent) => agent.id.toLowerCase()) ?? [];
   return listed.length > 0 ? listed : ['main'];
 }
+
+const approvalResolveParameters = z.strictObject({
+  id: z.string().min(1),
+  decision: z.enum(['allow-once', 'allow-always', 'deny']) satisfies z.ZodType<ExecApprovalDecision>,
+});
 
 /** What `sandbox.status` answers (and start-up logs). */
 export interface SandboxStatus {
@@ -61,6 +69,14 @@ export const sandboxExtension: GatewayExtension = {
       return folder;
     };
 
+    // Host exec approvals go to operator clients once the gateway listens.
+    let broadcast: (event: string, payload: unknown) => void = () => {};
+    const approvals = createExecApprovals({
+      store: context.store,
+      now: context.now,
+      broadcast: (event, payload) => broadcast(event, payload),
+    });
+
     context.tools.register({
       id: 'sandbox',
       tools({ config, agentId, sessionKey, workspaceDir }) {
@@ -76,6 +92,11 @@ export const sandboxExtension: GatewayExtension = {
         }
         const hostExec = createHostExecTool({
           allow: config.tools.exec?.allow ?? [],
+          ask: config.tools.exec?.ask ?? 'off',
+          approvals,
+          approvalTimeoutMs: (config.tools.exec?.approvalTimeoutSeconds ?? 120) * 1000,
+          agentId,
+          sessionKey,
           cwd: workspaceDir,
           timeoutMs: (config.tools.exec?.timeoutSeconds ?? 30) * 1000,
         });
@@ -130,7 +151,38 @@ export const sandboxExtension: GatewayExtension = {
       }),
     );
 
-    context.onStart(async () => {
+    // Operators answer host exec approvals: `exec.approval.list`, `exec.approval.resolve`.
+    await context.plugins.register(
+      definePlugin({
+        name: 'exec',
+        version: '1.0.0',
+        specVersion: 1,
+        description: 'host exec approvals: exec.approval.list and exec.approval.resolve for operators',
+        setup(api) {
+          api.registerGatewayMethod('exec.approval.list', () => ({ pending: approvals.pending() }));
+          api.registerGatewayMethod('exec.approval.resolve', (params) => {
+            const parsed = approvalResolveParameters.safeParse(params);
+            if (!parsed.success) {
+              throw new GatewayError(
+                'INVALID_PARAMS',
+                `exec.approval.resolve: ${parsed.error.issues[0]?.path.join('.') || 'params'}: ${parsed.error.issues[0]?.message ?? 'invalid'} (expected { id, decision: allow-once | allow-always | deny })`,
+              );
+            }
+            const resolved = approvals.resolve(parsed.data.id, parsed.data.decision);
+            if (!resolved) {
+              throw new GatewayError(
+                'NOT_FOUND',
+                `no pending exec approval "${parsed.data.id}" (answered already, or timed out)`,
+              );
+            }
+            return { id: parsed.data.id, decision: parsed.data.decision };
+          });
+        },
+      }),
+    );
+
+    context.onStart(async (runtime) => {
+      broadcast = (event, payload) => runtime.broadcast(event, payload);
       const config = context.config();
       const policies = agentIds(config).map((agentId) => sandboxPolicyOf(config, agentId));
       if (config.tools.exec?.allow?.length && policies.every((policy) => policy.mode === 'all')) {

@@ -9,7 +9,8 @@ export const toolErrorCodes = {
     'A file tool was asked for a path outside the agent workspace, through a symbolic link, or for an edit that does not apply.',
   TOOL_WEB_FETCH_REFUSED:
     'web_fetch was asked for a URL it does not fetch (not http(s), with credentials, or a private, loopback or link-local address).',
-  TOOL_EXEC_REFUSED: 'exec was asked for a command that is not a bare, allowlisted command name.',
+  TOOL_EXEC_REFUSED:
+    'host exec was asked for a command that is not a bare, allowlisted command name, or the operator denied it (or did not answer within tools.exec.approvalTimeoutSeconds).',
 } as const satisfies ErrorCodeTable;
 
 export type ToolErrorCode = keyof typeof toolErrorCodes;

@@ -6,6 +6,7 @@ import { execFile } from 'node:child_process';
 import { type AnyAgentTool, defineTool } from '@switchboard/core-loop';
 import { z } from 'zod';
 import { ToolError } from './errors.ts';
+import type { ExecApprovals } from './exec-approvals.ts';
 
 export interface ExecOptions {
   /** Command names the agent may run (no paths, no shell). Empty means exec is off. */
@@ -90,23 +91,61 @@ export function runAllowedCommand(
 
 const hostExecParameters = z.object({ command: z.string(), args: z.array(z.string()).default([]) });
 
-/** The host exec tool over an allowlist; undefined when the allowlist is empty (exec off). */
-export function createHostExecTool(options: {
+export interface HostExecToolOptions {
   readonly allow: readonly string[];
+  /** `on-miss`: a command off the allowlist asks an operator; `off`: it is refused. */
+  readonly ask: 'off' | 'on-miss';
+  readonly approvals: ExecApprovals;
+  readonly approvalTimeoutMs: number;
+  readonly agentId: string;
+  readonly sessionKey: string;
   readonly cwd: string;
   readonly timeoutMs: number;
-}): AnyAgentTool | undefined {
+}
+
+/** The host exec tool; undefined when it could run nothing (an empty allowlist and no approvals). */
+export function createHostExecTool(options: HostExecToolOptions): AnyAgentTool | undefined {
   const { allow } = options;
-  if (allow.length === 0) return undefined;
+  if (allow.length === 0 && options.ask === 'off') return undefined;
+  const allowed = allow.length > 0 ? `Allowed without asking: ${allow.join(', ')}.` : '';
+  const asking = options.ask === 'on-miss' ? ' Other commands wait for an operator to approve them.' : '';
   return defineTool({
     name: 'exec',
-    description: `Run one allowlisted command on the host in your workspace, without a shell. Allowed: ${allow.join(', ')}.`,
+    description: `Run one command on the host in your workspace, without a shell (a bare command name and its arguments). ${allowed}${asking}`,
     parameters: hostExecParameters,
     async execute(_id, args, signal) {
+      let permitted = allow;
+      if (
+        !allow.includes(args.command) &&
+        options.ask === 'on-miss' &&
+        !args.command.includes('/') &&
+        !args.command.includes('\\')
+      ) {
+        if (!(await options.approvals.isAlwaysAllowed(options.agentId, args.command))) {
+          const outcome = await options.approvals.ask(
+            {
+              agentId: options.agentId,
+              sessionKey: options.sessionKey,
+              command: args.command,
+              args: args.args,
+            },
+            options.approvalTimeoutMs,
+          );
+          if (outcome === 'deny')
+            throw new ToolError('TOOL_EXEC_REFUSED', `the operator denied running ${args.command}`);
+          if (outcome === 'timeout') {
+            throw new ToolError(
+              'TOOL_EXEC_REFUSED',
+              `no operator approved ${args.command} within ${Math.round(options.approvalTimeoutMs / 1000)} s (tools.exec.approvalTimeoutSeconds), so it was denied`,
+            );
+          }
+        }
+        permitted = [...allow, args.command];
+      }
       const result = await runAllowedCommand(
         args.command,
         args.args,
-        { allow, cwd: options.cwd, timeoutMs: options.timeoutMs },
+        { allow: permitted, cwd: options.cwd, timeoutMs: options.timeoutMs },
         signal,
       );
       const summary = `exit ${result.exitCode ?? result.signal}${result.timedOut ? ' (timed out)' : ''}\n${result.stdout}${result.stderr ? `\n[stderr]\n${result.stderr}` : ''}`;
