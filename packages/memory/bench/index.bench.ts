@@ -122,7 +122,6 @@ try {
       const embeddings = createOpenAiCompatibleEmbeddings({
         baseUrl: `${fake.baseURL}/v1`,
         model: 'bench-embed',
-        maxRetries: 0,
       });
       const started = performance.now();
       const index = await openMemoryIndex({
@@ -141,7 +140,7 @@ try {
       const status = index.status();
       await index.close();
       console.log(
-        `${status.chunks} chunks, hybrid (384-dimension vectors, ${status.embeddings?.embeddedChunks} embedded): index build incl. embedding ${build.toFixed(0)} ms, recall@5 ${queries.recall.toFixed(3)}`,
+        `${status.chunks} chunks, hybrid (384-dimension vectors, ${status.embeddings?.embeddedChunks} embedded${status.embeddings?.lastError === undefined ? '' : `; last embeddings error: ${status.embeddings.lastError}`}): index build incl. embedding ${build.toFixed(0)} ms, recall@5 ${queries.recall.toFixed(3)}`,
       );
       console.log(
         `  search incl. one embeddings HTTP call: median ${queries.median.toFixed(2)} ms, p99 ${queries.p99.toFixed(2)} ms`,
