@@ -40,5 +40,3 @@ export const agentSandboxSchema = z
       .optional(),
   })
   .optional();
-
-export type AgentSandboxConfig = z.infer<typeof agentSandboxSchema>;

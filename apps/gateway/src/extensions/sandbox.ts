@@ -24,7 +24,7 @@ import { createExecApprovals, type ExecApprovalDecision } from '../tools/exec-ap
 import type { GatewayExtension } from './extension.ts';
 
 /** The agent's sandbox policy: its own `sandbox` section over `agents.defaults.sandbox`. */
-export function sandboxPolicyOf(config: GatewayConfig, agentId: string): SandboxPolicy {
+function sandboxPolicyOf(config: GatewayConfig, agentId: string): SandboxPolicy {
   const own = config.agents.list?.find((agent) => agent.id.toLowerCase() === agentId.toLowerCase())?.sandbox;
   return resolveSandboxPolicy(config.agents.defaults.sandbox, own);
 }
