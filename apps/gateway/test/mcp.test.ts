@@ -3,6 +3,8 @@
 // `<server>__<tool>`; the model calls them and gets their results (an error result as an
 // error); operators see every server's state and why any tool is not offered (mcp.status,
 // switchboard mcp list, doctor).
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { RecordedRequest } from '@switchboard/testkit/anthropic';
 import { type McpHttpServer, mcpStdioServerScript, startMcpHttpServer } from '@switchboard/testkit/mcp';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -159,7 +161,8 @@ describe('gateway: MCP tools', () => {
     expect(byName.off?.state).toBe('disabled');
 
     // Another agent: its own allow list decides.
-    const ops = (await client.request('mcp.status', { agentId: 'ops' })).payload as unknown as McpStatusResult;
+    const ops = (await client.request('mcp.status', { agentId: 'ops' }))
+      .payload as unknown as McpStatusResult;
     const opsFiles = Object.fromEntries(
       (ops.servers.find((server) => server.name === 'files')?.tools ?? []).map((tool) => [tool.tool, tool]),
     );
@@ -181,6 +184,30 @@ describe('gateway: MCP tools', () => {
 
     const doctor = await cli(['doctor'], harness);
     expect(doctor.stdout).toMatch(/warn {2}mcp: .*broken failed: MCP_CONNECT_FAILED could not start/);
+  });
+
+  it('applies mcp.servers from a config reload: added servers offer tools, removed ones stop', async () => {
+    const harness = await start({}, { turns: [{ text: 'before' }, { text: 'after' }, { text: 'removed' }] });
+    const client = await harness.connect();
+    await client.requestFinal('agent', { message: 'one', idempotencyKey: 'reload-1' });
+    expect(harness.model.lastRequest?.toolNames.some((name) => name.startsWith('files__'))).toBe(false);
+
+    const path = join(harness.stateDirectory, 'switchboard.json');
+    const edit = (mcp: unknown): void => {
+      const config = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+      writeFileSync(path, JSON.stringify({ ...config, mcp }, null, 2));
+    };
+    edit({ servers: { files: stdioServer } });
+    expect((await client.request('config.reload', {})).ok).toBe(true);
+    await client.requestFinal('agent', { message: 'two', idempotencyKey: 'reload-2' });
+    expect(harness.model.lastRequest?.toolNames).toContain('files__echo');
+
+    edit({ servers: {} });
+    expect((await client.request('config.reload', {})).ok).toBe(true);
+    await client.requestFinal('agent', { message: 'three', idempotencyKey: 'reload-3' });
+    expect(harness.model.lastRequest?.toolNames.some((name) => name.startsWith('files__'))).toBe(false);
+    const status = (await client.request('mcp.status', {})).payload as unknown as McpStatusResult;
+    expect(status.servers).toEqual([]);
   });
 
   it('adds no tools and starts nothing without mcp.servers', async () => {
