@@ -51,6 +51,11 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
+  // What each replica logged, for a failing run (the test's own assertions name the message).
+  for (const [index, gateway] of gateways.entries()) {
+    const log = gateway.output.join('');
+    if (/error|LOCK_LOST/i.test(log)) console.error(`replica ${index} log (tail):\n${log.slice(-4000)}`);
+  }
   for (const gateway of gateways) await gateway.stop();
   await observer?.close();
   await model?.close();
@@ -74,9 +79,18 @@ describe('two gateway replicas on one PostgreSQL', () => {
           message: `please ack t${index}`,
           idempotencyKey: `key-${index}`,
         };
-        const send = async (client: (typeof clients)[number]): Promise<string> =>
-          ((await client.request('chat.send', params)).payload as { status?: string } | undefined)?.status ??
-          'error';
+        const send = async (client: (typeof clients)[number]): Promise<string> => {
+          const response = await Promise.race([
+            client.request('chat.send', params),
+            new Promise<never>((_, reject) =>
+              setTimeout(
+                () => reject(new Error(`chat.send ${params.idempotencyKey} got no answer in 60 s`)),
+                60_000,
+              ),
+            ),
+          ]);
+          return (response.payload as { status?: string } | undefined)?.status ?? JSON.stringify(response);
+        };
         // A third race both replicas at once; the others reach one replica first, then the other.
         if (index % 3 === 0) return Promise.all(clients.map(send));
         const [early, late] = index % 3 === 1 ? [0, 1] : [1, 0];
