@@ -26,6 +26,10 @@ export const crashPointNames = [
   'after-redelivery',
   /** A scheduled run's turn has its final; its reply is not delivered yet (the scheduler). */
   'cron-before-delivery',
+  /** A subagent's end is recorded; its result is not handed to the requester yet. */
+  'subagent-before-announce',
+  /** A subagent's result is journaled in the requester's session; the record still says pending. */
+  'subagent-after-announce',
 ] as const;
 
 export type CrashPointName = (typeof crashPointNames)[number];

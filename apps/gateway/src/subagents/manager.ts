@@ -8,6 +8,7 @@ import type { Logger } from '@switchboard/hooks';
 import type { SessionStore } from '@switchboard/sessions';
 import type { GatewayConfig } from '../config/schema.ts';
 import type { ExtensionRuntime } from '../extensions/extension.ts';
+import { crashPoint } from '../runtime/crash-points.ts';
 import { agentConfigOf, resolveModelReference } from '../runtime/model-selection.ts';
 import type { RunFinal } from '../runtime/runs.ts';
 import { announcementText, announceSkipToken } from './announcement.ts';
@@ -121,6 +122,9 @@ export function createSubagentManager(options: SubagentManagerOptions): Subagent
       if (stopped) return undefined;
       const final = ended?.final;
       if (final !== undefined && !interrupted(final)) return final;
+      // An interrupted final stays in the registry until the run resumes: do not spin on it.
+      if (final !== undefined)
+        await Promise.race([new Promise((resolve) => setTimeout(resolve, 1000).unref()), stopping]);
     }
     return undefined;
   }
@@ -211,6 +215,7 @@ export function createSubagentManager(options: SubagentManagerOptions): Subagent
     const requester = await store.getSession(record.requesterSessionKey);
     if (requester === undefined)
       return discard(record, `the requester session ${record.requesterSessionKey} no longer exists`);
+    crashPoint('subagent-before-announce');
     try {
       // The journal keeps this hand-off exactly-once: a second submit with the same key is a
       // duplicate, whatever happened in between.
@@ -223,6 +228,7 @@ export function createSubagentManager(options: SubagentManagerOptions): Subagent
         deliver: subagentDepth(record.requesterSessionKey) === 0,
         channel: 'subagent',
       });
+      crashPoint('subagent-after-announce');
       await update(record.runId, (current) => ({
         ...current,
         announce: { state: 'delivered', attempts: current.announce.attempts + 1 },
