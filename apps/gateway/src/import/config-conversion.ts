@@ -3,6 +3,7 @@
 // changed meaning (explained), or unsupported (with what to do instead).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { cronConfigSchema, heartbeatConfigSchema } from '../config/schema-scheduler.ts';
 import { isRecord, resolveOpenClawPath } from './openclaw-source.ts';
 
 type KeyDisposition = 'mapped' | 'changed' | 'unsupported';
@@ -45,7 +46,7 @@ interface ConvertConfigOptions {
 
 /** Advice for whole OpenClaw sections Switchboard has no equivalent for. */
 const sectionAdvice: Readonly<Record<string, string>> = {
-  cron: 'cron jobs are carried by the "cron" part of the import (see its section); the scheduler settings are not used',
+  cron: 'this scheduler setting has no Switchboard equivalent (the jobs are carried by the "cron" part)',
   hooks: 'OpenClaw hook scripts do not run in Switchboard; write a Switchboard plugin with the same hooks',
   skills: 'skill settings are not imported; SKILL.md folders in the workspace stay where they are',
   browser: 'Switchboard has no browser tool; leave it out',
@@ -84,10 +85,12 @@ const sectionAdvice: Readonly<Record<string, string>> = {
 };
 
 const agentKeyAdvice: Readonly<Record<string, string>> = {
-  heartbeat: 'heartbeats are not imported until Switchboard has a scheduler (see the cron part)',
-  sandbox: 'Switchboard does not run tools in containers; exec runs only the commands in tools.exec.allow',
-  skills: 'per-agent skill lists are not imported; skills in the workspace stay where they are',
-  subagents: 'subagent settings are not imported',
+  heartbeat: 'this heartbeat setting has no Switchboard equivalent',
+  sandbox:
+    "Switchboard's sandbox (bubblewrap, not containers) has its own settings: set agents.defaults.sandbox by hand",
+  skills:
+    'skill settings are not converted: set agents.defaults.skills by hand; skills in the workspace stay where they are',
+  subagents: 'subagent settings are not converted: set agents.defaults.subagents by hand',
   identity:
     "put the agent's name and persona in the workspace (IDENTITY.md, SOUL.md); Switchboard reads the workspace",
   agentDir:
@@ -191,6 +194,7 @@ export function convertOpenClawConfig(source: unknown, options: ConvertConfigOpt
   convertAuth(raw, config, mark);
   convertChannels(raw, config, mark, options.root);
   convertTools(raw, config, mark);
+  convertCron(raw, config, mark);
   convertLogging(raw, config, mark);
   convertMemory(raw, config, mark, options);
 
@@ -203,6 +207,31 @@ export function convertOpenClawConfig(source: unknown, options: ConvertConfigOpt
 }
 
 type Mark = (path: string, note: Omit<KeyNote, 'path'>) => void;
+
+const heartbeatKeys = Object.keys(heartbeatConfigSchema.shape);
+const cronKeys = Object.keys(cronConfigSchema.shape);
+
+/** `heartbeat` (defaults or one agent): OpenClaw's keys the scheduler's heartbeat shares. */
+function convertHeartbeat(
+  value: unknown,
+  path: string,
+  target: Record<string, unknown>,
+  targetPath: string,
+  mark: Mark,
+): void {
+  if (!isRecord(value)) return;
+  const heartbeat: Record<string, unknown> = {};
+  copyIfPresent(value, heartbeat, heartbeatKeys, path, targetPath, mark);
+  if (Object.keys(heartbeat).length > 0) target.heartbeat = heartbeat;
+}
+
+function convertCron(raw: Record<string, unknown>, config: Record<string, unknown>, mark: Mark): void {
+  const cron = raw.cron;
+  if (!isRecord(cron)) return;
+  const target: Record<string, unknown> = {};
+  copyIfPresent(cron, target, cronKeys, 'cron', 'cron', mark);
+  if (Object.keys(target).length > 0) config.cron = target;
+}
 
 function convertGateway(raw: Record<string, unknown>, config: Record<string, unknown>, mark: Mark): void {
   const gateway = raw.gateway;
@@ -438,6 +467,13 @@ function convertAgents(
         target: 'agents.defaults.blockStreaming',
       });
   }
+  convertHeartbeat(
+    defaults.heartbeat,
+    'agents.defaults.heartbeat',
+    targetDefaults,
+    'agents.defaults.heartbeat',
+    mark,
+  );
   if (isRecord(defaults.compaction)) {
     const compaction: Record<string, unknown> = {};
     if (typeof defaults.compaction.reserveTokensFloor === 'number') {
@@ -524,6 +560,7 @@ function convertAgents(
       'agents.list[].thinking',
       mark,
     );
+    convertHeartbeat(value.heartbeat, `${prefix}.heartbeat`, entry, 'agents.list[].heartbeat', mark);
     if (isRecord(value.tools)) {
       const tools: Record<string, unknown> = {};
       copyIfPresent(value.tools, tools, ['allow', 'deny'], `${prefix}.tools`, 'agents.list[].tools', mark);

@@ -14,6 +14,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { createKeyValueAuthStateStorage, defaultAuthStateNamespaces } from '@switchboard/auth-profiles';
+import { createStateSchedulerStore } from '@switchboard/scheduler';
 import { createSqliteSessionStore, type SessionStore, SessionsError } from '@switchboard/sessions';
 import { ConfigError, type ConfigProblem } from '../config/errors.ts';
 import { checkGatewayConfig, configFileName } from '../config/load.ts';
@@ -21,7 +22,7 @@ import { gatewayConfigSchema, modelApis } from '../config/schema.ts';
 import { checkChannelsAndPlugins } from '../runtime/plugins.ts';
 import { type ConvertedConfig, convertOpenClawConfig } from './config-conversion.ts';
 import { type CredentialPlan, planCredentials, readAuthStores } from './credentials.ts';
-import { readCronJobs } from './cron-import.ts';
+import { readCronJobs, toSchedulerJob } from './cron-import.ts';
 import { ImportError } from './errors.ts';
 import { isRecord, listDirectories, listFiles, locateOpenClaw, readJsonFile } from './openclaw-source.ts';
 import { approvalKey, approvedNamespace, readPairingState } from './pairing-import.ts';
@@ -209,7 +210,11 @@ export async function importOpenClaw(options: ImportOpenClawOptions): Promise<Im
   const parts: PartReport[] = [];
   let store: SessionStore | undefined;
   const needsStore =
-    !dryRun && (selected.has('credentials') || selected.has('pairing') || selected.has('sessions'));
+    !dryRun &&
+    (selected.has('credentials') ||
+      selected.has('pairing') ||
+      selected.has('sessions') ||
+      selected.has('cron'));
   try {
     if (needsStore) {
       try {
@@ -467,26 +472,38 @@ export async function importOpenClaw(options: ImportOpenClawOptions): Promise<Im
   async function cronPart(): Promise<PartReport> {
     const { jobs, problems } = await readCronJobs(layout);
     const lines: ReportLine[] = problems.map((problem) => ({ status: 'problem', subject: problem }));
-    if (jobs.length === 0) return { part: 'cron', lines };
-    const path = join(manifestDirectory(stateDirectory), 'cron-jobs.json');
-    const text = `${JSON.stringify({ source: layout.root, jobs: jobs.map((job) => job.job) }, null, 2)}\n`;
-    for (const job of jobs)
-      lines.push({
-        status: 'not_imported',
-        subject: `${job.id} "${job.name}"${job.enabled ? '' : ' (disabled)'}${job.agentId === undefined ? '' : ` for agent ${job.agentId}`}`,
-        detail: `Switchboard has no scheduler yet; kept in ${path}`,
-      });
-    const existing = readTextIfPresent(path);
-    if (existing === text) lines.push({ status: 'unchanged', subject: path });
-    else if (dryRun) lines.push({ status: 'import', subject: path });
-    else {
-      mkdirSync(manifestDirectory(stateDirectory), { recursive: true, mode: 0o700 });
-      writePrivateFile(path, text);
-      lines.push({
-        status: 'imported',
-        subject: path,
-        detail: `${jobs.length} jobs, as OpenClaw stored them`,
-      });
+    const scheduler = store === undefined ? undefined : createStateSchedulerStore(store);
+    for (const source of jobs) {
+      const subject = `${source.id} "${source.name}"${source.enabled ? '' : ' (disabled)'}${source.agentId === undefined ? '' : ` for agent ${source.agentId}`}`;
+      const converted = toSchedulerJob(source, now());
+      if (converted.job === undefined) {
+        lines.push({ status: 'unsupported', subject, detail: converted.reason });
+        continue;
+      }
+      const detail = converted.notes.length === 0 ? {} : { detail: converted.notes.join('; ') };
+      if (scheduler === undefined) {
+        lines.push({ status: 'import', subject, ...detail });
+        continue;
+      }
+      const existing = await scheduler.getJob(source.id);
+      if (existing !== undefined) {
+        const same =
+          existing.name === converted.job.name &&
+          sameJson(existing.schedule, converted.job.schedule) &&
+          sameJson(existing.payload, converted.job.payload);
+        lines.push(
+          same
+            ? { status: 'unchanged', subject }
+            : {
+                status: 'kept',
+                subject,
+                detail: 'Switchboard already has another job with this id; left alone',
+              },
+        );
+        continue;
+      }
+      await scheduler.putJob(converted.job, { expectedRevision: 0 });
+      lines.push({ status: 'imported', subject, ...detail });
     }
     return { part: 'cron', lines };
   }
@@ -506,13 +523,6 @@ export async function importOpenClaw(options: ImportOpenClawOptions): Promise<Im
             detail: 'does not exist; the agent starts with an empty workspace there',
           };
     });
-    if (converted.agents.some((agent) => existsSync(join(agent.workspace, 'HEARTBEAT.md'))))
-      lines.push({
-        status: 'not_imported',
-        subject: 'HEARTBEAT.md',
-        detail:
-          'heartbeats need a scheduler, which Switchboard does not have yet; the file stays in the workspace',
-      });
     return { part: 'workspace', lines };
   }
 }
