@@ -17,7 +17,7 @@ export interface PidsCgroup {
  */
 export interface PidsCgroups {
   create(maxProcesses: number): PidsCgroup | undefined;
-  /** Removes the parent folder (call after every command's cgroup was removed). */
+  /** Removes the parent folder if no command runs in it (it is also removed after each last command). */
   close(): void;
 }
 
@@ -28,23 +28,38 @@ export function openPidsCgroups(cgroupRoot = '/sys/fs/cgroup'): PidsCgroups | un
   const parent = ownPidsCgroup(cgroupRoot);
   if (parent === undefined) return undefined;
   const base = join(parent, `switchboard-sandbox-${process.pid}`);
-  try {
+  // Folders exist only while a command runs: the parent is made for the first and removed
+  // after the last, so a process that never closes leaves nothing behind.
+  const ensureBase = () => {
     mkdirSync(base, { recursive: true });
     // cgroup v2: the controller must be enabled for the children of our folder too.
     if (existsSync(join(base, 'cgroup.subtree_control')))
       writeFileSync(join(base, 'cgroup.subtree_control'), '+pids');
+  };
+  const removeBase = () => {
+    try {
+      rmdirSync(base);
+    } catch {
+      // Another command still runs in it, or it is gone already.
+    }
+  };
+  try {
+    ensureBase();
     const probe = join(base, 'probe');
     mkdirSync(probe, { recursive: true });
     writeFileSync(join(probe, 'pids.max'), '1');
     rmdirSync(probe);
   } catch {
+    removeBase();
     return undefined;
   }
+  removeBase();
   return {
     create(maxProcesses) {
       counter += 1;
       const directory = join(base, `command-${counter}`);
       try {
+        ensureBase();
         mkdirSync(directory);
         writeFileSync(join(directory, 'pids.max'), String(maxProcesses));
       } catch {
@@ -56,22 +71,20 @@ export function openPidsCgroups(cgroupRoot = '/sys/fs/cgroup'): PidsCgroups | un
           for (let attempt = 0; attempt < 50; attempt += 1) {
             try {
               rmdirSync(directory);
+              removeBase();
               return;
             } catch (error) {
-              if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+              if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+                removeBase();
+                return;
+              }
               await new Promise((resolve) => setTimeout(resolve, 20 * (attempt + 1)));
             }
           }
         },
       };
     },
-    close() {
-      try {
-        rmdirSync(base);
-      } catch {
-        // Still in use by a command that is being reaped, or already gone: the kernel frees it later.
-      }
-    },
+    close: removeBase,
   };
 }
 

@@ -121,8 +121,9 @@ export function startSandboxProcess(options: StartSandboxProcessOptions): Sandbo
         output.append(Buffer.from(`sandbox: could not start bubblewrap: ${spawnError.message}\n`));
       exit = { exitCode, signal, timedOut, killed, durationMs: now() - startedAt };
       const settled = exit;
-      if (options.cgroup === undefined) resolve(settled);
-      else void options.cgroup.remove().then(() => resolve(settled));
+      resolve(settled);
+      // The kernel may still be reaping the killed processes: the cgroup goes once they are.
+      void options.cgroup?.remove();
     };
     child.once('error', (error) => finish(null, null, error));
     // 'close' waits for the pipes: every process holding them (the whole sandbox) is gone.

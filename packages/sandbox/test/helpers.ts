@@ -50,14 +50,19 @@ export async function waitFor(
   }
 }
 
-/** Host processes whose command line contains `marker` (reads /proc of the host). */
-export function hostProcessesWith(marker: string): number[] {
+/**
+ * Host processes whose command line contains `marker` (reads /proc of the host); with
+ * `startsWith`, only those whose command line begins with it (the command itself, not the
+ * bwrap that carries it in its arguments).
+ */
+export function hostProcessesWith(marker: string, startsWith = false): number[] {
   const found: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const commandLine = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
-      if (commandLine.includes(marker)) found.push(Number(entry));
+      if (startsWith ? commandLine.startsWith(marker) : commandLine.includes(marker))
+        found.push(Number(entry));
     } catch {
       // exited meanwhile
     }

@@ -106,8 +106,9 @@ describe('sandbox limits', () => {
     // A stand-in gateway: a Node process that starts the sandbox and is then SIGKILLed.
     const script = `require('node:child_process').spawn(${JSON.stringify(findBubblewrap())}, ${JSON.stringify(bwrapArguments)}, { stdio: 'ignore' }); setInterval(() => {}, 1000);`;
     const parent = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
+    // Wait for the command itself: bwrap has set its parent-death signal before it runs it.
     await waitFor(
-      () => hostProcessesWith(`sleep ${marker}`).some((pid) => pid !== parent.pid),
+      () => hostProcessesWith(`sleep ${marker}`, true).length > 0,
       15_000,
       'the sandbox to start',
     );
