@@ -9,8 +9,8 @@ import { extraModelApis, modelsModeSchema, providerCompatSchema } from './schema
 import { agentSandboxSchema } from './schema-sandbox.ts';
 import { cronConfigSchema, heartbeatConfigSchema } from './schema-scheduler.ts';
 import { agentSkillsSchema, skillsConfigSchema } from './schema-skills.ts';
-import { agentSubagentsSchema, subagentDefaultsSchema } from './schema-subagents.ts';
 import { storageConfigSchema } from './schema-storage.ts';
+import { agentSubagentsSchema, subagentDefaultsSchema } from './schema-subagents.ts';
 
 /**
  * The gateway configuration (`switchboard.json`, JSON5). Keys follow OpenClaw's shape where

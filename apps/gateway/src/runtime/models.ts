@@ -79,7 +79,9 @@ export function createModelCatalog(
     });
   }
   // openai (OPENAI_API_KEY) and ollama (OLLAMA_HOST or loopback): implicit-providers.ts.
-  if (implicit) for (const [name, provider] of implicitModelProviders(environment)) if (!providers.has(name)) providers.set(name, provider);
+  if (implicit)
+    for (const [name, provider] of implicitModelProviders(environment))
+      if (!providers.has(name)) providers.set(name, provider);
   const cache = new Map<string, ModelTarget>();
   return {
     providers: [...providers.keys()],
