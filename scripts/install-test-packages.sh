@@ -3,12 +3,15 @@
 #   chromium    the WebChat browser tests (or set SWITCHBOARD_CHROMIUM to a Chromium/Chrome binary)
 #   bubblewrap  the agent's sandboxed shell (packages/sandbox)
 #   postgresql  the PostgreSQL store's conformance and replica tests (packages/store-postgres)
+#   python3, util-linux (prlimit)  the sandbox's limit tests
 set -eu
 missing=""
 CHROMIUM="${SWITCHBOARD_CHROMIUM:-/usr/bin/chromium}"
 [ -x "$CHROMIUM" ] || missing="$missing chromium"
 command -v bwrap >/dev/null 2>&1 || missing="$missing bubblewrap"
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$missing postgresql"
+command -v python3 >/dev/null 2>&1 || missing="$missing python3"
+command -v prlimit >/dev/null 2>&1 || missing="$missing util-linux"
 if [ -n "$missing" ]; then
   if command -v apt-get >/dev/null 2>&1; then
     if [ "$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi

@@ -24,6 +24,7 @@ export interface ModelSettings {
  * called at most once, on the first call of a model with this api, and a rejection is
  * reported on that call as a model error); `createModel` is synchronous and pure (limits and
  * capabilities of a model id, with `configured` values winning over built-in knowledge).
+ * @public
  */
 export interface ModelProviderRegistration {
   readonly api: string;

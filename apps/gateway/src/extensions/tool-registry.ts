@@ -44,6 +44,7 @@ export interface ToolSourceContext {
  * it returns the tools this turn may use (none is fine). A throw leaves the source's tools
  * out of the turn, reported as `source_failed`, and never fails the turn. The `id` names the
  * source in policies (`group:<id>`) and in the excluded list.
+ * @public
  */
 export interface ToolSource {
   readonly id: string;
@@ -53,6 +54,7 @@ export interface ToolSource {
 /** Why a tool a source offered is not in the turn. */
 export type ExcludedToolReason = 'denied' | 'not_allowed' | 'duplicate' | 'source_failed';
 
+/** @public (a seam contract) */
 export interface ExcludedTool {
   /** The tool's name, or `*` when a whole source failed. */
   readonly name: string;
@@ -62,6 +64,7 @@ export interface ExcludedTool {
   readonly detail: string;
 }
 
+/** @public (a seam contract) */
 export interface ResolvedTools {
   readonly tools: AnyAgentTool[];
   readonly excluded: readonly ExcludedTool[];

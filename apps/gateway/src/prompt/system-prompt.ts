@@ -5,6 +5,7 @@ import type { PromptSection } from '../extensions/prompt-sections.ts';
 /** Bootstrap files read from an agent workspace, in prompt order. */
 const bootstrapFileNames = ['AGENTS.md', 'SOUL.md', 'USER.md', 'TOOLS.md'] as const;
 
+/** @public (a seam contract) */
 export interface BootstrapFile {
   readonly name: string;
   readonly text: string;

@@ -19,6 +19,7 @@ import {
   subagentDepth,
 } from './run-record.ts';
 
+/** @public (a seam contract) */
 export interface SpawnRequest {
   readonly requesterSessionKey: string;
   readonly requesterAgentId: string;
@@ -31,6 +32,7 @@ export interface SpawnRequest {
   readonly cleanup?: 'delete' | 'keep';
 }
 
+/** @public (a seam contract) */
 export type SpawnResult =
   | { readonly status: 'accepted'; readonly childSessionKey: string; readonly runId: string }
   | { readonly status: 'forbidden'; readonly error: string };

@@ -11,6 +11,7 @@ export type SubagentOutcome = 'ok' | 'error' | 'timeout' | 'killed';
  * (journaled there, so the journal's exactly-once takes over), `delivered` after, `discarded`
  * with a reason when it must not be announced, `failed` after a hand-off error (retried at
  * the next start).
+ * @public
  */
 export type AnnounceState = 'pending' | 'delivered' | 'failed' | 'discarded';
 
