@@ -242,4 +242,55 @@ describe('subagents', () => {
     await harness.settle(20_000);
     expect(sentTexts(channel).some((text) => text.startsWith('Helper report'))).toBe(false);
   });
+
+  it('a requester busy with a long turn gets the announcement right after that turn, not later', async () => {
+    const { harness, channel } = await start({ childAnswer: () => 'quick result', childLatencyMs: 300 });
+    harness.model.setFallback(async (request) => {
+      if ((request.lastUserText ?? '') === 'a long question') {
+        await new Promise((resolve) => setTimeout(resolve, 2500));
+        return { text: 'a long answer' };
+      }
+      return brain({ childAnswer: () => 'quick result' })(request);
+    });
+    await channel.receive({ text: 'delegate: quick', sender: { id: 'ada' } });
+    await channel.waitForSent(1, 20_000);
+    await channel.receive({ text: 'a long question', sender: { id: 'ada' } });
+    await channel.waitForSent(2, 30_000);
+    const longAnswerAt = Date.now();
+    const sent = await channel.waitForSent(3, 30_000);
+    const announcedAfterMs = Date.now() - longAnswerAt;
+    const texts = sentTexts(channel);
+    expect(texts.slice(0, 3)).toEqual([
+      'I asked a helper; I will tell you when it is done.',
+      'a long answer',
+      'Helper report (finished): quick result',
+    ]);
+    // Queued behind the busy turn like any message: it follows at once (one fake model
+    // call), not minutes later; the bound leaves room for a loaded machine.
+    expect(sent).toHaveLength(3);
+    expect(announcedAfterMs).toBeLessThan(5000);
+  });
+
+  it('keeps the result of a child whose requester session was deleted, discarded with the reason', async () => {
+    const { harness } = await start({ childAnswer: () => 'orphaned result', childLatencyMs: 1500 });
+    const client = await harness.connect();
+    await client.requestFinal('agent', {
+      message: 'delegate: orphan',
+      idempotencyKey: 'orphan',
+      sessionKey: 'agent:main:main',
+    });
+    await client.request('sessions.delete', { key: 'agent:main:main' });
+    await expect
+      .poll(
+        async () =>
+          payloadOf<{ runs: Array<{ announce: { state: string; reason?: string }; resultText?: string }> }>(
+            await client.request('subagents.list', {}),
+          ).runs[0],
+        { timeout: 20_000, interval: 100 },
+      )
+      .toMatchObject({
+        resultText: 'orphaned result',
+        announce: { state: 'discarded', reason: expect.stringContaining('no longer exists') },
+      });
+  });
 });
