@@ -192,14 +192,6 @@ export const sandboxExtension: GatewayExtension = {
         );
       }
       if (policies.every((policy) => policy.mode === 'off')) return;
-      // The probe runs bubblewrap (hundreds of ms on a busy host): start-up does not wait for
-      // it; its verdict is logged when known and cached for the first exec.
-      void reportProbe().catch((error: unknown) =>
-        context.logger.warn('sandbox: probing bubblewrap failed', { error: String(error) }),
-      );
-    });
-
-    async function reportProbe(): Promise<void> {
       const current = await status();
       if (current.bubblewrap.usable) {
         context.logger.info('sandbox: bubblewrap is usable', {
@@ -218,7 +210,7 @@ export const sandboxExtension: GatewayExtension = {
           {},
         );
       }
-    }
+    });
 
     context.onStop(() => sandbox.close());
   },
