@@ -5,6 +5,7 @@
 import type { ChannelAccessConfig, ChannelConfigSpec } from './channel-config.ts';
 import type { Logger } from './logger.ts';
 import type { HttpRoute } from './plugin.ts';
+import type { SendFailure, SendRetryPolicy } from './send-failure.ts';
 
 // ---------------------------------------------------------------------------------------
 // Conversations and people
@@ -334,9 +335,22 @@ export interface ChannelStartContext<Account = unknown> {
  * A running account, returned by {@link ChannelPlugin.start}. Outbound calls resolve with
  * the platform's message ids once the platform accepted the message, and reject with an
  * error (ideally a `SwitchboardError` with `retryable` set) when it did not.
+ *
+ * Retrying is the gateway's job, not the account's: `send` makes one attempt (each platform
+ * call once, SDK-internal retries off) and rejects with an error that
+ * {@link ChannelAccount.classifySendFailure} (or the standard `classifySendFailure`) reads as
+ * retryable, with the platform's retry-after, or permanent. The gateway retries it under
+ * {@link ChannelAccount.sendRetry}, so one platform 429 costs exactly that many attempts.
  */
 export interface ChannelAccount {
   send(message: OutboundMessage): Promise<SendResult>;
+  /**
+   * Reads a failure of `send`. Default: the standard `classifySendFailure` (`retryable` and
+   * `details.retryAfterMs` of a `SwitchboardError`). Synchronous, never throws.
+   */
+  classifySendFailure?(error: unknown): SendFailure;
+  /** How the gateway retries this account's sends (from the channel's config). Default: the gateway's. */
+  readonly sendRetry?: SendRetryPolicy;
   /** Present when `capabilities.edits` is true. Resolves with the id of the edited message. */
   edit?(request: EditRequest): Promise<{ readonly messageId: string }>;
   /** Present when `capabilities.typing` is true. Shows "typing…" once; the gateway refreshes it. */

@@ -216,4 +216,16 @@ export {
   reservedHttpPaths,
   type ToolRegistration,
 } from './registry.ts';
+// Channels: what a failed send means and how the gateway retries it (channels never retry sends).
+export { classifySendFailure, type SendFailure, type SendRetryPolicy } from './send-failure.ts';
+// Time: the shared clock and timers, the abortable sleep and the one backoff.
+export {
+  type BackoffOptions,
+  backoffDelay,
+  type Sleep,
+  sleep,
+  sleepOn,
+  systemTimers,
+  type Timers,
+} from './time.ts';
 export type { PluginTool, PluginToolFactory, ToolContext, ToolResult, ToolUpdateCallback } from './tool.ts';
