@@ -2,9 +2,12 @@
 // that watches children and announces their results once the gateway runs, and the
 // operators' `subagents.list` / `subagents.kill` methods.
 import { definePlugin, SwitchboardError } from '@switchboard/hooks';
+import { resolveDefaultAgentId } from '@switchboard/routing';
 import { createSubagentManager } from '../subagents/manager.ts';
-import { subagentTools } from '../subagents/tools.ts';
-import type { GatewayExtension } from './extension.ts';
+import { sessionToolNames, sessionTools } from '../subagents/session-tools.ts';
+import { subagentToolNames, subagentTools } from '../subagents/tools.ts';
+import type { ExtensionRuntime, GatewayExtension } from './extension.ts';
+import { toolPolicyOf } from './tool-policy.ts';
 
 function stringParam(params: unknown, name: string): string | undefined {
   const value = (params as Record<string, unknown> | null | undefined)?.[name];
@@ -23,20 +26,63 @@ export const subagentsExtension: GatewayExtension = {
       logger: context.logger,
       now: context.now,
     });
+    let runtime: ExtensionRuntime | undefined;
     context.tools.register({
       id: 'subagents',
       tools: ({ sessionKey, agentId }) => subagentTools(manager, { sessionKey, agentId }),
     });
+    // Agent-to-agent tools; a leaf at the maximum depth gets none (like the spawning tools).
+    context.tools.register({
+      id: 'sessions',
+      tools: ({ config, sessionKey, agentId, runId }) =>
+        manager.canSpawn(sessionKey)
+          ? sessionTools(
+              { store: context.store, runtime: () => runtime, now: context.now },
+              { config, sessionKey, agentId, runId },
+            )
+          : [],
+    });
+    /** Which of these tools an agent's sessions get, and why any is left out (policy, depth). */
+    const toolsStatus = (params: unknown) => {
+      const config = context.config();
+      const agentId = (stringParam(params, 'agentId') ?? resolveDefaultAgentId(config)).toLowerCase();
+      const sessionKey = stringParam(params, 'sessionKey') ?? `agent:${agentId}:main`;
+      const policy = toolPolicyOf(config, agentId);
+      const leaf = !manager.canSpawn(sessionKey);
+      const offered = [
+        ...subagentToolNames.map((name) => ({ name, source: 'subagents' })),
+        ...sessionToolNames.map((name) => ({ name, source: 'sessions' })),
+      ];
+      return {
+        agentId,
+        sessionKey,
+        tools: offered.map(({ name, source }) => {
+          if (leaf)
+            return {
+              name,
+              source,
+              offered: false,
+              reason: 'depth',
+              detail: `${sessionKey} is at agents.defaults.subagents.maxSpawnDepth`,
+            };
+          const verdict = policy.check(name, source);
+          return verdict === undefined
+            ? { name, source, offered: true }
+            : { name, source, offered: false, ...verdict };
+        }),
+      };
+    };
     await context.plugins.register(
       definePlugin({
         name: 'subagents',
         version: '1.0.0',
         specVersion: 1,
-        description: 'Subagent runs: subagents.list and subagents.kill for operators',
+        description: 'Subagent runs for operators: subagents.list, subagents.kill, subagents.tools',
         setup(api) {
           api.registerGatewayMethod('subagents.list', async (params) => ({
             runs: await manager.list(stringParam(params, 'requesterSessionKey')),
           }));
+          api.registerGatewayMethod('subagents.tools', toolsStatus);
           api.registerGatewayMethod('subagents.kill', async (params) => {
             const runId = stringParam(params, 'runId');
             if (runId === undefined) throw new SwitchboardError('INVALID_PARAMS', 'runId is required');
@@ -45,7 +91,10 @@ export const subagentsExtension: GatewayExtension = {
         },
       }),
     );
-    context.onStart((runtime) => manager.start(runtime));
+    context.onStart((running) => {
+      runtime = running;
+      return manager.start(running);
+    });
     context.onStop(() => manager.stop());
   },
 };

@@ -41,6 +41,9 @@ function summary(record: SubagentRunRecord) {
   };
 }
 
+/** The names of the spawning tools, for operators. */
+export const subagentToolNames = ['sessions_spawn', 'subagents'] as const;
+
 /** The tools of one session: none for a session at the maximum depth (a leaf). */
 export function subagentTools(
   manager: SubagentManager,
