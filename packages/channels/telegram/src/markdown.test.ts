@@ -1,6 +1,7 @@
+import { splitTelegramSpans as splitSpans } from '@switchboard/markdown';
 import { parseTelegramHtml } from '@switchboard/testkit/telegram';
 import { describe, expect, it } from 'vitest';
-import { markdownToTelegramHtml, parseMarkdown, spansText, splitSpans, truncateSpans } from './markdown.ts';
+import { markdownToTelegramHtml, parseMarkdown, spansText, truncateSpans } from './markdown.ts';
 
 const html = (markdown: string) => markdownToTelegramHtml(markdown).map((chunk) => chunk.html);
 
@@ -9,6 +10,11 @@ describe('markdownToTelegramHtml', () => {
     ['**bold**, __bold__, *italic*, _italic_', '<b>bold</b>, <b>bold</b>, <i>italic</i>, <i>italic</i>'],
     ['~~gone~~ and ||hidden||', '<s>gone</s> and <tg-spoiler>hidden</tg-spoiler>'],
     ['***both***', '<b><i>both</i></b>'],
+    [
+      '[a cat][pic] and *[alt text][pic]*\n\n[pic]: https://e.x/p',
+      '<a href="https://e.x/p">a cat</a> and <i><a href="https://e.x/p">alt text</a></i>',
+    ],
+    ['- [ ] todo\n- [x] done\n  - nested\n\n  more', '• ☐ todo\n• ☑ done\n  • nested\n\n  more'],
     ['snake_case_names stay_as_they_are', 'snake_case_names stay_as_they_are'],
     ['2 * 3 * 4 and a*b', '2 * 3 * 4 and a*b'],
     ['`a < b && c`', '<code>a &lt; b &amp;&amp; c</code>'],
@@ -36,7 +42,8 @@ describe('markdownToTelegramHtml', () => {
     ['```js\nnever closed', '<pre><code class="language-js">never closed</code></pre>'],
     ['| a | b |\n|---|---|\n| 1 | 2 |', '<pre>| a | b |\n|---|---|\n| 1 | 2 |</pre>'],
     ['**never closed and *this neither', '**never closed and *this neither'],
-    ['[unclosed](https://e.x', '[unclosed](https://e.x'],
+    // A bare URL is a link (GFM autolink literal); the old regex reader left it as text.
+    ['[unclosed](https://e.x', '[unclosed](<a href="https://e.x">https://e.x</a>'],
   ])('renders %j', (markdown, expected) => {
     expect(html(markdown)).toEqual([expected]);
   });

@@ -1,0 +1,79 @@
+// Where the fenced code blocks of a text are, in offsets of that text, read from the same
+// parse as the renderers: what a chunker needs to never cut a code block except by closing
+// it and reopening it (with its language) in the next piece.
+import type { Code, Nodes } from 'mdast';
+import { parseTree } from './parse.ts';
+
+/** One fenced code block, in character offsets of the text it was found in. */
+export interface CodeFence {
+  /** Offset of the first character of the opening line. */
+  readonly start: number;
+  /** Offset of the newline that ends the opening line (the text length if there is none). */
+  readonly openLineEnd: number;
+  /**
+   * Offset of the first character of the closing line; the block's end when its container
+   * (a list item) ended it without one; -1 when it is unclosed at the end of the text.
+   */
+  readonly closeStart: number;
+  /** Offset just past the closing line (its newline excluded), or the text length when unclosed. */
+  readonly end: number;
+  /** The opening line verbatim: indent, marker and info string (language tag). */
+  readonly openLine: string;
+  /** The opening line's indent (spaces only). */
+  readonly indent: string;
+  /** The opening marker run, for example "```" or "~~~~". */
+  readonly marker: string;
+}
+
+const markerPattern = /^(`{3,}|~{3,})/;
+
+/**
+ * The fenced code blocks of `text`, in order: those at the top level and those inside list
+ * items whose opening line holds only spaces before the marker (a fence inside a quote is
+ * left out: reopening it would need the quote's `>` prefix). Indented code is not fenced.
+ */
+export function findCodeFences(text: string): CodeFence[] {
+  const fences: CodeFence[] = [];
+  const visit = (node: Nodes): void => {
+    if (node.type === 'code') {
+      const fence = codeFence(text, node);
+      if (fence !== undefined) fences.push(fence);
+      return;
+    }
+    if (node.type === 'blockquote') return;
+    if ('children' in node) for (const child of node.children) visit(child);
+  };
+  visit(parseTree(text));
+  return fences;
+}
+
+function codeFence(text: string, node: Code): CodeFence | undefined {
+  const markerStart = node.position?.start.offset;
+  const end = node.position?.end.offset;
+  if (markerStart === undefined || end === undefined) return undefined;
+  const start = text.lastIndexOf('\n', markerStart - 1) + 1;
+  const indent = text.slice(start, markerStart);
+  if (!/^ *$/.test(indent)) return undefined;
+  const marker = markerPattern.exec(text.slice(markerStart))?.[1];
+  if (marker === undefined) return undefined;
+  let openLineEnd = text.indexOf('\n', markerStart);
+  if (openLineEnd === -1 || openLineEnd > end) openLineEnd = end;
+  const lastLineStart = text.lastIndexOf('\n', end - 1) + 1;
+  const lastLine = text.slice(lastLineStart, end).trim();
+  const closed =
+    lastLineStart > markerStart &&
+    lastLine.length >= marker.length &&
+    [...lastLine].every((character) => character === marker[0]);
+  let closeStart = -1;
+  if (closed) closeStart = lastLineStart;
+  else if (end < text.length && text.slice(end).trim() !== '') closeStart = end;
+  return {
+    start,
+    openLineEnd,
+    closeStart,
+    end: closeStart === -1 ? text.length : end,
+    openLine: text.slice(start, openLineEnd),
+    indent,
+    marker,
+  };
+}

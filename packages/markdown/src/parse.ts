@@ -1,0 +1,46 @@
+// The one Markdown parse: CommonMark plus GitHub's extensions (tables, strikethrough, task
+// list items, autolink literals, footnotes), as an mdast tree. Every renderer of this
+// package reads this tree; none of them reads the Markdown text again, except to copy a
+// table's own lines (a table is shown as written, in monospace).
+import type { Definition, Nodes, Root } from 'mdast';
+import { fromMarkdown } from 'mdast-util-from-markdown';
+import { gfmFromMarkdown } from 'mdast-util-gfm';
+import { gfm } from 'micromark-extension-gfm';
+
+/** A parsed Markdown text: the source (line endings normalised) and its tree. */
+export interface MarkdownDocument {
+  /** The Markdown text the tree was parsed from, with `\r\n` and `\r` turned into `\n`. */
+  readonly source: string;
+  /** The mdast tree; every node carries its `position` in `source`. */
+  readonly tree: Root;
+  /** Link reference definitions by normalised identifier, for `[label][id]` links. */
+  readonly definitions: ReadonlyMap<string, Definition>;
+}
+
+/**
+ * Parses Markdown (CommonMark + GFM) once. Single tildes are not strikethrough (`~50` stays
+ * literal, as models write it); `~~gone~~` is.
+ */
+export function parseMarkdown(markdown: string): MarkdownDocument {
+  const source = markdown.replace(/\r\n?/g, '\n');
+  const tree = parseTree(source);
+  const definitions = new Map<string, Definition>();
+  collectDefinitions(tree, definitions);
+  return { source, tree, definitions };
+}
+
+/** The mdast tree of `text` as written (offsets are offsets of `text`). */
+export function parseTree(text: string): Root {
+  return fromMarkdown(text, {
+    extensions: [gfm({ singleTilde: false })],
+    mdastExtensions: [gfmFromMarkdown()],
+  });
+}
+
+function collectDefinitions(node: Nodes, into: Map<string, Definition>): void {
+  if (node.type === 'definition') {
+    if (!into.has(node.identifier)) into.set(node.identifier, node);
+    return;
+  }
+  if ('children' in node) for (const child of node.children) collectDefinitions(child, into);
+}
