@@ -250,6 +250,29 @@ describe('hook contracts on live traffic', () => {
     expect(seen('session_end').at(-1)?.event).toMatchObject({ reason: 'new', sessionKey: ownerSession });
   });
 
+  it('subagent_spawned fires when a spawn is accepted; subagent_ended once, with the runtime outcome', async () => {
+    harness.model.enqueue({
+      toolCalls: [{ name: 'sessions_spawn', input: { task: 'count to three', label: 'counting' } }],
+    });
+    await ask('delegate the counting', 'subagent-hooks');
+    const spawned = seen('subagent_spawned');
+    expect(spawned).toHaveLength(1);
+    expect(spawned[0]?.event).toMatchObject({
+      requesterSessionKey: 'agent:main:main',
+      agentId: 'main',
+      task: 'count to three',
+      label: 'counting',
+      depth: 1,
+    });
+    await expect.poll(() => seen('subagent_ended').length, { timeout: 20_000 }).toBe(1);
+    expect(seen('subagent_ended')[0]?.event).toMatchObject({
+      runId: spawned[0]?.event.runId,
+      childSessionKey: spawned[0]?.event.childSessionKey,
+      outcome: 'ok',
+    });
+    await harness.settle(20_000);
+  });
+
   it('every hook in the map fired at least once (gateway_stop is checked after close)', () => {
     const fired = new Set(calls.map((call) => call.hook));
     const missing = hookNames.filter((hook) => hook !== 'gateway_stop' && !fired.has(hook));

@@ -47,6 +47,8 @@ import type {
   PluginTool,
   SessionEndEvent,
   SessionStartEvent,
+  SubagentEndedEvent,
+  SubagentSpawnedEvent,
   SyncHookName,
   ToolResultMessage,
   ToolResultPersistEvent,
@@ -93,6 +95,8 @@ interface Expected {
   session_end: Observed<SessionEndEvent>;
   agent_end: Observed<AgentEndEvent>;
   channel_pairing_requested: Observed<ChannelPairingRequestedEvent>;
+  subagent_spawned: Observed<SubagentSpawnedEvent>;
+  subagent_ended: Observed<SubagentEndedEvent>;
 }
 
 type Actual = {

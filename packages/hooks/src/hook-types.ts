@@ -306,6 +306,39 @@ export interface SessionEndEvent extends SessionScope {
   readonly reason: SessionEndReason;
 }
 
+/** A subagent run was accepted: its record is durable and its task queued. */
+export interface SubagentSpawnedEvent {
+  readonly runId: string;
+  /** The child's session (`agent:<id>:subagent:<uuid>`). */
+  readonly childSessionKey: string;
+  /** The child's agent. */
+  readonly agentId: string;
+  readonly requesterSessionKey: string;
+  readonly requesterAgentId: string;
+  readonly task: string;
+  readonly label?: string;
+  /** `<provider>/<model>` the child runs with. */
+  readonly model?: string;
+  /** 1 for a child of a top-level session, 2 for a grandchild, … */
+  readonly depth: number;
+}
+
+/** How a subagent run ended, from the runtime (never guessed from its text). */
+export type SubagentOutcome = 'ok' | 'error' | 'timeout' | 'killed';
+
+/** A subagent run ended (once per run, also when the end is found after a restart). */
+export interface SubagentEndedEvent {
+  readonly runId: string;
+  readonly childSessionKey: string;
+  readonly agentId: string;
+  readonly requesterSessionKey: string;
+  readonly outcome: SubagentOutcome;
+  /** The error, for `error` and `timeout`. */
+  readonly error?: string;
+  readonly startedAt: number;
+  readonly endedAt: number;
+}
+
 export interface ChannelPairingRequestedEvent {
   readonly channel: string;
   readonly accountId: string;
@@ -440,6 +473,10 @@ export interface HookMap {
    * or reject); timeout 2 s.
    */
   channel_pairing_requested: ObserveHook<ChannelPairingRequestedEvent>;
+  /** Fires when a subagent run was accepted (`sessions_spawn`). Observe; timeout 30 s. */
+  subagent_spawned: ObserveHook<SubagentSpawnedEvent>;
+  /** Fires once when a subagent run ends, with the runtime's outcome. Observe; timeout 30 s. */
+  subagent_ended: ObserveHook<SubagentEndedEvent>;
 }
 
 /** The name of a hook. */
@@ -533,6 +570,8 @@ export const hookDefinitions: { readonly [Name in HookName]: HookDefinition<Hook
     session_end: observe(),
     agent_end: observe(),
     channel_pairing_requested: observe(2_000),
+    subagent_spawned: observe(),
+    subagent_ended: observe(),
   });
 
 const listedHookNames = [
@@ -558,6 +597,8 @@ const listedHookNames = [
   'session_end',
   'agent_end',
   'channel_pairing_requested',
+  'subagent_spawned',
+  'subagent_ended',
 ] as const satisfies readonly HookName[];
 
 // Compile-time proof that the list names every hook of the map: adding a hook to HookMap

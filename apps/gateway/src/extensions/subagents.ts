@@ -24,6 +24,7 @@ export const subagentsExtension: GatewayExtension = {
       config: context.config,
       store: context.store,
       logger: context.logger,
+      hooks: context.hooks,
       now: context.now,
     });
     let runtime: ExtensionRuntime | undefined;

@@ -4,7 +4,7 @@
 // session through the inbound journal under a key derived from the run id, so a crash at any
 // point neither loses nor repeats it (the journal refuses the second hand-off).
 import { randomUUID } from 'node:crypto';
-import type { Logger } from '@switchboard/hooks';
+import type { HookRunner, Logger, SubagentOutcome } from '@switchboard/hooks';
 import type { SessionStore } from '@switchboard/sessions';
 import type { GatewayConfig } from '../config/schema.ts';
 import type { ExtensionRuntime } from '../extensions/extension.ts';
@@ -12,12 +12,7 @@ import { crashPoint } from '../runtime/crash-points.ts';
 import { agentConfigOf, resolveModelReference } from '../runtime/model-selection.ts';
 import type { RunFinal } from '../runtime/runs.ts';
 import { announcementText, announceSkipToken } from './announcement.ts';
-import {
-  createSubagentRunStore,
-  type SubagentOutcome,
-  type SubagentRunRecord,
-  subagentDepth,
-} from './run-record.ts';
+import { createSubagentRunStore, type SubagentRunRecord, subagentDepth } from './run-record.ts';
 
 /** @public (a seam contract) */
 export interface SpawnRequest {
@@ -59,6 +54,8 @@ export interface SubagentManagerOptions {
   readonly config: () => GatewayConfig;
   readonly store: SessionStore;
   readonly logger: Logger;
+  /** `subagent_spawned` and `subagent_ended` go out through it. */
+  readonly hooks: HookRunner;
   readonly now: () => number;
 }
 
@@ -78,7 +75,7 @@ export function subagentSettings(config: GatewayConfig) {
 const announceRetryDelaysMs = [1000, 5000, 30_000];
 
 export function createSubagentManager(options: SubagentManagerOptions): SubagentManager {
-  const { store, logger, now } = options;
+  const { store, logger, hooks, now } = options;
   const records = createSubagentRunStore(store);
   let runtime: ExtensionRuntime | undefined;
   let stopped = false;
@@ -194,6 +191,17 @@ export function createSubagentManager(options: SubagentManagerOptions): Subagent
         requester: record.requesterSessionKey,
       });
       runtime?.broadcast('subagent', { kind: 'ended', runId, outcome: record.outcome });
+      if (hooks.has('subagent_ended') && record.outcome !== undefined)
+        void hooks.run('subagent_ended', {
+          runId,
+          childSessionKey: record.childSessionKey,
+          agentId: record.agentId,
+          requesterSessionKey: record.requesterSessionKey,
+          outcome: record.outcome,
+          ...(record.errorText === undefined ? {} : { error: record.errorText }),
+          startedAt: record.startedAt,
+          endedAt: record.endedAt ?? now(),
+        });
     }
     if (record.announce.state === 'pending' || record.announce.state === 'failed') await announce(record);
   }
@@ -392,6 +400,18 @@ export function createSubagentManager(options: SubagentManagerOptions): Subagent
         requester: record.requesterSessionKey,
       });
       runtime.broadcast('subagent', { kind: 'spawned', runId, childSessionKey: record.childSessionKey });
+      if (hooks.has('subagent_spawned'))
+        void hooks.run('subagent_spawned', {
+          runId,
+          childSessionKey: record.childSessionKey,
+          agentId,
+          requesterSessionKey: record.requesterSessionKey,
+          requesterAgentId: record.requesterAgentId,
+          task: record.task,
+          ...(record.label === undefined ? {} : { label: record.label }),
+          ...(model === undefined ? {} : { model }),
+          depth,
+        });
       void settle(runId);
       return { status: 'accepted', childSessionKey: record.childSessionKey, runId };
     },

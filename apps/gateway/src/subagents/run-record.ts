@@ -1,10 +1,8 @@
 // The durable record of one subagent run (seed 002's SubagentRunRecord, plus the requester's
 // route, times, the result and the announcement outbox). It lives in the session store's
 // state records, so the PostgreSQL backend keeps it through the same interface.
+import type { SubagentOutcome } from '@switchboard/hooks';
 import type { StateRecordStore } from '@switchboard/sessions';
-
-/** How a child run ended, from the runtime (never guessed from its text). */
-export type SubagentOutcome = 'ok' | 'error' | 'timeout' | 'killed';
 
 /**
  * The announcement outbox: `pending` until the result is handed to the requester's session
