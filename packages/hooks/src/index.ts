@@ -220,7 +220,15 @@ export {
   type ToolRegistration,
 } from './registry.ts';
 // Channels: what a failed send means and how the gateway retries it (channels never retry sends).
-export { classifySendFailure, type SendFailure, type SendRetryPolicy } from './send-failure.ts';
+export {
+  classifySendFailure,
+  defaultSendRetry,
+  type SendFailure,
+  type SendRetryEvent,
+  type SendRetryPolicy,
+  type SendWithRetryOptions,
+  sendWithRetry,
+} from './send-failure.ts';
 // Time: the shared clock and timers, the abortable sleep and the one backoff.
 export {
   type BackoffOptions,

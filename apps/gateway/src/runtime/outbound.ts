@@ -1,9 +1,14 @@
 import {
+  type ChannelAccount,
+  defaultSendRetry,
   type HookRunner,
   type Logger,
   type OutboundMessage,
   type OutboundScope,
-  SwitchboardError,
+  type SendResult,
+  type SendRetryPolicy,
+  type Sleep,
+  sendWithRetry,
 } from '@switchboard/hooks';
 import type { SessionStore } from '@switchboard/sessions';
 import { GatewayError } from '../protocol/errors.ts';
@@ -26,47 +31,65 @@ export interface OutboundOptions {
 export type SendOutbound = (message: OutboundMessage, options?: OutboundOptions) => Promise<OutboundResult>;
 
 export interface OutboundDependencies {
-  /** Waits between send attempts; injectable so tests do not sleep. */
-  readonly sleep?: (ms: number) => Promise<void>;
-  /** Attempts per send when the channel's error is retryable. Default 3. */
+  /** Waits between send attempts; injectable so tests do not sleep. Must reject when the signal aborts. */
+  readonly sleep?: Sleep;
+  /**
+   * Attempts per send when the channel's error is retryable and the account has no
+   * `sendRetry` of its own (Telegram's `sendRetry.attempts`, Discord's `rateLimit.maxRetries`). Default 3.
+   */
   readonly maxSendAttempts?: number;
   readonly hooks: HookRunner;
-  readonly channels: ChannelManager;
+  readonly channels: Pick<ChannelManager, 'account'>;
   readonly store: SessionStore;
   readonly logger: Logger;
   readonly now: () => number;
 }
 
 /**
- * Every message the gateway sends to a platform goes through here: `message_sending` (may
- * rewrite or cancel), a delivery receipt claimed under the idempotency key, the channel's
- * `send`, the receipt recorded with the platform's id, then `message_sent`.
+ * Every message the gateway sends to a platform goes through here, composed once around the
+ * channel's `send` (as grammY composes API transformers): `message_sending` (may rewrite or
+ * cancel), a delivery receipt claimed under the idempotency key, the send with retries, the
+ * receipt recorded with the platform's id, then `message_sent`.
+ *
+ * This is the only place a send is retried (decision 0023): channels make one attempt and
+ * classify the failure; `sendWithRetry` tries a retryable one again, at most the account's
+ * `sendRetry.attempts` times in all, after the platform's retry-after or a backoff. A channel
+ * classifies a failure retryable only when the platform certainly did not post the message,
+ * so this never double-posts.
  */
 export function createOutbound(dependencies: OutboundDependencies): SendOutbound {
   const { hooks, channels, store, logger, now } = dependencies;
-  const sleep =
-    dependencies.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  const maxAttempts = dependencies.maxSendAttempts ?? 3;
+  const fallbackPolicy: SendRetryPolicy =
+    dependencies.maxSendAttempts === undefined
+      ? defaultSendRetry
+      : { ...defaultSendRetry, attempts: dependencies.maxSendAttempts };
 
-  /**
-   * Retries a send the channel refused with a retryable error (a 5xx, a rate limit it did not
-   * wait out), with backoff or the platform's retry-after. Channels mark an error retryable only
-   * when the platform certainly did not post the message, so this never double-posts.
-   */
-  async function sendWithRetry<T>(attempt: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-    for (let number = 1; ; number += 1) {
-      try {
-        return await attempt();
-      } catch (error) {
-        const retryable = SwitchboardError.isInstance(error) && error.retryable;
-        if (!retryable || number >= maxAttempts || signal?.aborted === true) throw error;
-        const hinted = Number((error.details as { retryAfterMs?: unknown } | undefined)?.retryAfterMs);
-        const delay =
-          Number.isFinite(hinted) && hinted > 0 ? Math.min(hinted, 30_000) : 500 * 3 ** (number - 1);
-        logger.warn('send failed, retrying', { attempt: number, delayMs: delay, error: error.message });
-        await sleep(delay);
-      }
-    }
+  function retrying(
+    account: ChannelAccount,
+    message: OutboundMessage,
+    signal: AbortSignal | undefined,
+  ): Promise<SendResult> {
+    const where = { channel: message.channel, accountId: message.accountId };
+    return sendWithRetry(account, message, {
+      fallbackPolicy,
+      ...(dependencies.sleep === undefined ? {} : { sleep: dependencies.sleep }),
+      ...(signal === undefined ? {} : { signal }),
+      onRetry: (event) =>
+        logger.warn('send failed, retrying', {
+          ...where,
+          attempt: event.attempt,
+          attempts: event.attempts,
+          delayMs: event.delayMs,
+          retryAfter: event.retryAfter,
+          error: event.error instanceof Error ? event.error.message : String(event.error),
+        }),
+      onRetryAfterTooLong: (retryAfterMs, policy) =>
+        logger.warn('send rate limited for longer than the retry policy waits; not retrying now', {
+          ...where,
+          retryAfterMs,
+          maxWaitMs: policy.maxWaitMs,
+        }),
+    });
   }
   return async (original, options = {}) => {
     let message = original;
@@ -103,7 +126,7 @@ export function createOutbound(dependencies: OutboundDependencies): SendOutbound
     const started = now();
     const running = account.running;
     try {
-      const result = await sendWithRetry(() => running.send(message), options.signal);
+      const result = await retrying(running, message, options.signal);
       if (key !== undefined) {
         await store.recordDelivery(key, result.messageIds.join(',') || 'sent');
         crashPoint('after-chunk-recorded');

@@ -1,6 +1,6 @@
 import { GrammyError, HttpError } from 'grammy';
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, classifyTelegramError, toChannelError, withRetry } from './api.ts';
+import { classifyTelegramError, classifyTelegramSendFailure, toChannelError } from './api.ts';
 
 function apiError(code: number, description: string, parameters: Record<string, number> = {}): GrammyError {
   return new GrammyError(
@@ -68,61 +68,26 @@ describe('classifyTelegramError', () => {
   });
 });
 
-describe('withRetry', () => {
-  const run = async (failures: unknown[], policy = { attempts: 4, maxWaitSeconds: 60 }) => {
-    const waits: number[] = [];
-    let calls = 0;
-    const result = withRetry(
-      async () => {
-        const failure = failures[calls];
-        calls += 1;
-        if (failure !== undefined) throw failure;
-        return 'ok';
-      },
-      policy,
-      { sleep: async (ms) => void waits.push(ms), signal: new AbortController().signal },
-    );
-    return { result: await result.catch((error: unknown) => error), waits, calls: () => calls };
-  };
+describe('classifyTelegramSendFailure', () => {
+  const classify = (error: unknown) =>
+    classifyTelegramSendFailure(toChannelError(classifyTelegramError(error), 'sendMessage to chat 1', error));
 
-  it('waits retry_after on 429 and backs off on 5xx and refused connections', async () => {
-    const outcome = await run([
-      apiError(429, 'x', { retry_after: 2 }),
-      apiError(500, 'x'),
-      networkError('ECONNREFUSED'),
-    ]);
-    expect(outcome.result).toBe('ok');
-    expect(outcome.waits).toEqual([2000, 1000, 2000]);
+  it('makes a 429 retryable after its retry_after, and a 5xx and a refused connection retryable', () => {
+    expect(classify(apiError(429, 'x', { retry_after: 2 }))).toEqual({
+      kind: 'retryable',
+      retryAfterMs: 2000,
+    });
+    expect(classify(apiError(500, 'x'))).toEqual({ kind: 'retryable' });
+    expect(classify(networkError('ECONNREFUSED'))).toEqual({ kind: 'retryable' });
   });
 
-  it('does not retry what a retry cannot fix, or what may have been delivered', async () => {
+  it('makes permanent what a retry cannot fix, or what may have been delivered', () => {
     for (const error of [
       apiError(400, 'Bad Request: chat not found'),
       apiError(403, 'x'),
       networkError('ECONNRESET'),
     ]) {
-      const outcome = await run([error]);
-      expect(outcome.result).toBe(error);
-      expect(outcome.calls()).toBe(1);
+      expect(classify(error)).toEqual({ kind: 'permanent' });
     }
-  });
-
-  it('stops after the attempts and on a retry_after above the longest wait', async () => {
-    const limited = apiError(429, 'x', { retry_after: 1 });
-    const exhausted = await run([limited, limited, limited], { attempts: 3, maxWaitSeconds: 60 });
-    expect([exhausted.result, exhausted.calls(), exhausted.waits]).toEqual([limited, 3, [1000, 1000]]);
-    const long = apiError(429, 'x', { retry_after: 120 });
-    const refused = await run([long]);
-    expect([refused.result, refused.calls(), refused.waits]).toEqual([long, 1, []]);
-  });
-});
-
-describe('backoffDelay', () => {
-  it('doubles from the base to the cap with ±20 % jitter', () => {
-    expect([1, 2, 3, 4, 9].map((failures) => backoffDelay(failures, 1000, 8000, () => 0.5))).toEqual([
-      1000, 2000, 4000, 8000, 8000,
-    ]);
-    expect(backoffDelay(1, 1000, 8000, () => 0)).toBe(800);
-    expect(backoffDelay(1, 1000, 8000, () => 0.999999)).toBe(1200);
   });
 });

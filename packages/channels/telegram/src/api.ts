@@ -1,4 +1,7 @@
-// What a failed Bot API call means, and the bounded retry every outbound call goes through.
+// What a failed Bot API call means. The channel never retries a send: it classifies the failure
+// and the gateway retries (decision 0023).
+
+import { classifySendFailure, type SendFailure } from '@switchboard/hooks';
 import { type Api, GrammyError, HttpError } from 'grammy';
 import { TelegramChannelError } from './errors.ts';
 
@@ -102,7 +105,10 @@ export function classifyTelegramError(error: unknown): TelegramFailure {
 export function toChannelError(failure: TelegramFailure, what: string, cause: unknown): TelegramChannelError {
   const details = {
     ...(failure.status === undefined ? {} : { status: failure.status }),
-    ...(failure.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: failure.retryAfterSeconds }),
+    ...(failure.retryAfterSeconds === undefined
+      ? {}
+      : { retryAfterSeconds: failure.retryAfterSeconds, retryAfterMs: failure.retryAfterSeconds * 1000 }),
+    ...(failure.kind === 'network' ? { neverSent: failure.neverSent } : {}),
   };
   const message = `${what} failed: ${failure.description}`;
   switch (failure.kind) {
@@ -131,58 +137,13 @@ export function toChannelError(failure: TelegramFailure, what: string, cause: un
   }
 }
 
-/** Waits, or rejects when `signal` aborts. */
-export type Sleep = (milliseconds: number, signal?: AbortSignal) => Promise<void>;
-
-/** How a call is retried. */
-export interface RetryPolicy {
-  /** Attempts in all, the first included. */
-  readonly attempts: number;
-  /** A `retry_after` longer than this is not waited for. */
-  readonly maxWaitSeconds: number;
-}
-
-export interface RetryEnvironment {
-  readonly sleep: Sleep;
-  readonly signal: AbortSignal;
-  /** Called before each wait, for status and logs. */
-  readonly onRetry?: (failure: TelegramFailure, waitMs: number, attempt: number) => void;
-}
-
 /**
- * Runs `task`, retrying a 429 after its `retry_after`, a 5xx, and a network failure that
- * never reached the server after a short backoff, at most `policy.attempts` times in all.
- * Anything else, or the last failure, is rethrown as grammY threw it.
+ * What a failed send means for the gateway's retry: a 429 (with its `retry_after`), a 5xx and
+ * a connection that never reached Telegram are retryable; a network failure that may have
+ * reached it (a timeout, a reset) is permanent, since Telegram may have posted the message.
  */
-export async function withRetry<T>(
-  task: () => Promise<T>,
-  policy: RetryPolicy,
-  environment: RetryEnvironment,
-): Promise<T> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await task();
-    } catch (error) {
-      if (attempt >= policy.attempts || environment.signal.aborted) throw error;
-      const failure = classifyTelegramError(error);
-      let waitMs: number;
-      if (failure.kind === 'rate_limit') {
-        const seconds = failure.retryAfterSeconds ?? 1;
-        if (seconds > policy.maxWaitSeconds) throw error;
-        waitMs = seconds * 1000;
-      } else if (failure.kind === 'server' || (failure.kind === 'network' && failure.neverSent)) {
-        waitMs = Math.min(10_000, 500 * 2 ** (attempt - 1));
-      } else {
-        throw error;
-      }
-      environment.onRetry?.(failure, waitMs, attempt);
-      await environment.sleep(waitMs, environment.signal);
-    }
-  }
-}
-
-/** Exponential backoff with ±20 % jitter: `base`, `2 base`, `4 base`, … capped at `cap`. */
-export function backoffDelay(failures: number, baseMs: number, capMs: number, random: () => number): number {
-  const raw = Math.min(capMs, baseMs * 2 ** Math.max(0, failures - 1));
-  return Math.round(raw * (0.8 + 0.4 * random()));
+export function classifyTelegramSendFailure(error: unknown): SendFailure {
+  if (error instanceof TelegramChannelError && error.code === 'TELEGRAM_NETWORK_ERROR')
+    return error.details?.neverSent === true ? { kind: 'retryable' } : { kind: 'permanent' };
+  return classifySendFailure(error);
 }

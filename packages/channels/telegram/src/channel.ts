@@ -2,17 +2,18 @@
 // default or a webhook on the gateway's HTTP server, every inbound message handed to the
 // gateway before Telegram is told it arrived.
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
-import type {
-  ChannelAccount,
-  ChannelAccountStatus,
-  ChannelPlugin,
-  ChannelStartContext,
-  InboundMessage,
+import {
+  type ChannelAccount,
+  type ChannelAccountStatus,
+  type ChannelPlugin,
+  type ChannelStartContext,
+  type InboundMessage,
+  type Sleep,
+  sleep as systemSleep,
 } from '@switchboard/hooks';
 import { Bot, type Context } from 'grammy';
 import type { Message, Update, UserFromGetMe } from 'grammy/types';
-import { apiSignal, classifyTelegramError, type Sleep, toChannelError, withRetry } from './api.ts';
+import { apiSignal, classifyTelegramError, classifyTelegramSendFailure, toChannelError } from './api.ts';
 import { type TelegramAccountConfig, telegramConfig } from './config.ts';
 import { TelegramChannelError } from './errors.ts';
 import { compileMentionPatterns, type MessageSource, mapMessage } from './inbound.ts';
@@ -27,7 +28,7 @@ export interface TelegramChannelOptions {
   readonly fetch?: typeof fetch;
   /** Clock for status timestamps and the blocked-chat cool-off. Default `Date.now`. */
   readonly now?: () => number;
-  /** How the channel waits (retry_after, backoff); must reject when the signal aborts. */
+  /** How the polling loop waits (retry_after, backoff); must reject when the signal aborts. */
   readonly sleep?: Sleep;
   /** Jitter source for backoff, in [0, 1). Default `Math.random`. */
   readonly random?: () => number;
@@ -42,9 +43,6 @@ export const telegramAllowedUpdates: readonly string[] = Object.freeze([
   'channel_post',
   'edited_channel_post',
 ]);
-
-const defaultSleep: Sleep = (milliseconds, signal) =>
-  delay(milliseconds, undefined, signal === undefined ? undefined : { signal });
 
 /** `tg:123` and `telegram:123` are `123`: allowFrom entries are numeric Telegram user ids. */
 export function normalizeTelegramAllowEntry(entry: string): string {
@@ -103,11 +101,14 @@ async function startAccount(
   tokensInUse.set(token, accountId);
 
   const now = options.now ?? Date.now;
-  const sleep = options.sleep ?? defaultSleep;
+  const sleep = options.sleep ?? systemSleep;
   const random = options.random ?? Math.random;
   const controller = new AbortController();
   const signal = AbortSignal.any([context.signal, controller.signal]);
-  const retry = account.sendRetry;
+  const sendRetry = {
+    attempts: account.sendRetry.attempts,
+    maxWaitMs: account.sendRetry.maxWaitSeconds * 1000,
+  };
 
   // Status: the current state plus what every snapshot carries.
   let current: ChannelAccountStatus = { state: 'starting', detail: 'connecting to Telegram' };
@@ -163,11 +164,8 @@ async function startAccount(
 
   let me: UserFromGetMe;
   try {
-    me = await withRetry(
-      () => bot.api.getMe(apiSignal(signal)),
-      { attempts: 2, maxWaitSeconds: 10 },
-      { sleep, signal },
-    );
+    // One attempt: a retryable failure fails start, and the gateway restarts the account with backoff.
+    me = await bot.api.getMe(apiSignal(signal));
   } catch (error) {
     return fail(error, 'getMe');
   }
@@ -190,8 +188,6 @@ async function startAccount(
     maxBytes: Math.floor(account.mediaMaxMb * 1024 * 1024),
     fetch: options.fetch ?? fetch,
     signal,
-    sleep,
-    retry,
   });
   void downloader.prune(options.mediaRetentionMs ?? 7 * 24 * 60 * 60_000, now()).catch(() => undefined);
 
@@ -237,8 +233,6 @@ async function startAccount(
 
   const outbound = createOutbound({
     api: bot.api,
-    retry,
-    sleep,
     signal,
     linkPreview: account.linkPreview,
     blocked: chats,
@@ -254,7 +248,9 @@ async function startAccount(
       });
     },
     onRateLimited: (seconds) => {
-      logger.info('telegram rate limit on a send; waiting', { retryAfterSeconds: seconds });
+      logger.info('telegram rate limit on a send; the gateway retries after it', {
+        retryAfterSeconds: seconds,
+      });
     },
   });
 
@@ -263,11 +259,7 @@ async function startAccount(
   if (webhook === undefined) {
     try {
       // getUpdates answers 409 while a webhook is set.
-      await withRetry(
-        () => bot.api.deleteWebhook({ drop_pending_updates: false }, apiSignal(signal)),
-        retry,
-        { sleep, signal },
-      );
+      await bot.api.deleteWebhook({ drop_pending_updates: false }, apiSignal(signal));
     } catch (error) {
       return fail(error, 'deleteWebhook');
     }
@@ -297,19 +289,14 @@ async function startAccount(
     }
     context.registerHttpRoute(createWebhookRoute({ bot, path, secretToken, logger }));
     try {
-      await withRetry(
-        () =>
-          bot.api.setWebhook(
-            webhook.url,
-            {
-              secret_token: secretToken,
-              allowed_updates: [...telegramAllowedUpdates] as never,
-              drop_pending_updates: false,
-            },
-            apiSignal(signal),
-          ),
-        retry,
-        { sleep, signal },
+      await bot.api.setWebhook(
+        webhook.url,
+        {
+          secret_token: secretToken,
+          allowed_updates: [...telegramAllowedUpdates] as never,
+          drop_pending_updates: false,
+        },
+        apiSignal(signal),
       );
     } catch (error) {
       return fail(error, 'setWebhook');
@@ -391,6 +378,8 @@ async function startAccount(
 
   return {
     send: (message) => running('send', () => outbound.send(message)),
+    classifySendFailure: classifyTelegramSendFailure,
+    sendRetry,
     edit: (request) => running('edit', () => outbound.edit(request)),
     typing: (target) => running('typing', () => outbound.typing(target)),
     async stop() {
@@ -399,7 +388,7 @@ async function startAccount(
       controller.abort();
       if (poller !== undefined) {
         // A handler still waiting on the gateway must not hold shutdown for long.
-        await Promise.race([poller.done, delay(10_000, undefined, { ref: false })]);
+        await Promise.race([poller.done, systemSleep(10_000)]);
       }
       tokensInUse.delete(token);
       publish({ state: 'stopped' });

@@ -41,7 +41,7 @@ export interface TelegramAccountConfig {
   readonly linkPreview: boolean;
   /** How a send answered with 429 (or a 5xx, or a refused connection) is retried. */
   readonly sendRetry: {
-    /** Attempts per API call, the first included (1–10). Default 4. */
+    /** Attempts per send, the first included (1–10); the gateway makes them (decision 0023). Default 4. */
     readonly attempts: number;
     /** A `retry_after` longer than this is not waited for; the send fails as retryable. Default 60. */
     readonly maxWaitSeconds: number;

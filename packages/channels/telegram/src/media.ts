@@ -11,7 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { InboundMedia } from '@switchboard/hooks';
 import type { Api } from 'grammy';
-import { apiSignal, classifyTelegramError, type RetryPolicy, type Sleep, withRetry } from './api.ts';
+import { apiSignal, classifyTelegramError } from './api.ts';
 import { TelegramChannelError } from './errors.ts';
 import type { MediaReference } from './inbound.ts';
 
@@ -35,8 +35,6 @@ export interface MediaDownloaderOptions {
   readonly maxBytes: number;
   readonly fetch: typeof fetch;
   readonly signal: AbortSignal;
-  readonly sleep: Sleep;
-  readonly retry: RetryPolicy;
 }
 
 const extensionsByMime: Readonly<Record<string, string>> = {
@@ -109,10 +107,8 @@ export function createMediaDownloader(options: MediaDownloaderOptions): MediaDow
       return placeholderMedia(reference);
     let file: Awaited<ReturnType<Api['getFile']>>;
     try {
-      file = await withRetry(() => api.getFile(reference.fileId, apiSignal(options.signal)), options.retry, {
-        sleep: options.sleep,
-        signal: options.signal,
-      });
+      // One attempt: a failure leaves the update unacknowledged, so it comes again after a backoff.
+      file = await api.getFile(reference.fileId, apiSignal(options.signal));
     } catch (error) {
       const failure = classifyTelegramError(error);
       // 400: an invalid file_id, or "file is too big" for the cloud Bot API (over 20 MB).

@@ -1,7 +1,8 @@
 // Sending: Markdown rendered to Telegram HTML and split at 4,096 visible characters; the
 // first piece replies to the triggering message; a piece Telegram cannot parse is sent
-// again as plain text; 429s are waited out (bounded); a 403 marks the chat as blocked so
-// the gateway is told at once instead of hammering the API.
+// again as plain text; a 403 marks the chat as blocked so the gateway is told at once
+// instead of hammering the API. Each Bot API call is made once: a 429 or 5xx leaves as a
+// retryable error carrying `retryAfterMs`, and the gateway retries (decision 0023).
 import { stat } from 'node:fs/promises';
 import type {
   ConversationTarget,
@@ -14,14 +15,7 @@ import type {
 } from '@switchboard/hooks';
 import { type Api, InputFile } from 'grammy';
 import type { Message } from 'grammy/types';
-import {
-  apiSignal,
-  classifyTelegramError,
-  type RetryPolicy,
-  type Sleep,
-  toChannelError,
-  withRetry,
-} from './api.ts';
+import { apiSignal, classifyTelegramError, toChannelError } from './api.ts';
 import { TelegramChannelError } from './errors.ts';
 import { messageRef } from './inbound.ts';
 import {
@@ -70,8 +64,6 @@ export function createBlockedChats(now: () => number, onChange: () => void): Blo
 
 export interface OutboundOptions {
   readonly api: Api;
-  readonly retry: RetryPolicy;
-  readonly sleep: Sleep;
   readonly signal: AbortSignal;
   readonly linkPreview: boolean;
   readonly blocked: BlockedChats;
@@ -79,6 +71,7 @@ export interface OutboundOptions {
   readonly onSent: () => void;
   /** Called when Telegram answers 401: the token is no longer valid. */
   readonly onUnauthorized: (error: TelegramChannelError) => void;
+  /** Called when Telegram answers 429 (the gateway waits and retries). */
   readonly onRateLimited?: (retryAfterSeconds: number) => void;
 }
 
@@ -141,23 +134,18 @@ export function createOutbound(options: OutboundOptions): Outbound {
   const { api, blocked } = options;
   const abort = apiSignal(options.signal);
 
-  /** Runs one API call with the retry policy; failures become TelegramChannelErrors. */
+  /** Runs one API call, once; failures become TelegramChannelErrors. */
   async function call<T>(what: string, chatKey: string, task: () => Promise<T>): Promise<T> {
     if (options.signal.aborted) {
       throw new TelegramChannelError('TELEGRAM_NOT_RUNNING', `${what}: the account is stopped`);
     }
     try {
-      return await withRetry(task, options.retry, {
-        sleep: options.sleep,
-        signal: options.signal,
-        onRetry: (failure) => {
-          if (failure.kind === 'rate_limit') options.onRateLimited?.(failure.retryAfterSeconds ?? 1);
-        },
-      });
+      return await task();
     } catch (error) {
       if (error instanceof TelegramChannelError) throw error;
       const failure = classifyTelegramError(error);
       if (failure.kind === 'parse_error' || failure.kind === 'not_modified') throw error;
+      if (failure.kind === 'rate_limit') options.onRateLimited?.(failure.retryAfterSeconds ?? 1);
       const converted = toChannelError(failure, what, error);
       if (failure.kind === 'forbidden') blocked.block(chatKey);
       if (failure.kind === 'unauthorized') options.onUnauthorized(converted);
@@ -222,16 +210,18 @@ export function createOutbound(options: OutboundOptions): Outbound {
       ...(options.linkPreview ? {} : { link_preview_options: { is_disabled: true } }),
     };
     const ids: string[] = [];
-    for (const [index, piece] of pieces.entries()) {
-      const sent = await sendPiece(
-        chatId,
-        chatKey,
-        piece,
-        index === 0 ? { ...base, ...replyParameters(message) } : base,
-      );
-      ids.push(messageRef(sent.chat.id, sent.message_id));
-      options.onSent();
-    }
+    await keepingDelivered(ids, async () => {
+      for (const [index, piece] of pieces.entries()) {
+        const sent = await sendPiece(
+          chatId,
+          chatKey,
+          piece,
+          index === 0 ? { ...base, ...replyParameters(message) } : base,
+        );
+        ids.push(messageRef(sent.chat.id, sent.message_id));
+        options.onSent();
+      }
+    });
     return { messageIds: ids };
   }
 
@@ -319,22 +309,51 @@ export function createOutbound(options: OutboundOptions): Outbound {
       captionPieces.length === 1 && first.kind !== 'sticker' ? captionPieces[0] : undefined;
     const ids: string[] = [];
     const base = common(message);
-    for (const [index, media] of message.media.entries()) {
-      const extra = index === 0 ? { ...base, ...replyParameters(message) } : base;
-      const sent = await sendOneMedia(chatId, chatKey, media, index === 0 ? inlineCaption : undefined, extra);
-      ids.push(messageRef(sent.chat.id, sent.message_id));
-      options.onSent();
-    }
-    if (inlineCaption === undefined && message.caption !== undefined && captionPieces.length > 0) {
-      const text = await sendText({
-        ...message,
-        kind: 'text',
-        text: message.caption,
-        replyToMessageId: undefined,
-      });
-      ids.push(...text.messageIds);
-    }
+    await keepingDelivered(ids, async () => {
+      for (const [index, media] of message.media.entries()) {
+        const extra = index === 0 ? { ...base, ...replyParameters(message) } : base;
+        const sent = await sendOneMedia(
+          chatId,
+          chatKey,
+          media,
+          index === 0 ? inlineCaption : undefined,
+          extra,
+        );
+        ids.push(messageRef(sent.chat.id, sent.message_id));
+        options.onSent();
+      }
+      if (inlineCaption === undefined && message.caption !== undefined && captionPieces.length > 0) {
+        const text = await sendText({
+          ...message,
+          kind: 'text',
+          text: message.caption,
+          replyToMessageId: undefined,
+        });
+        ids.push(...text.messageIds);
+      }
+    });
     return { messageIds: ids };
+  }
+
+  /**
+   * Runs the calls of one send. When one fails after others already posted (`delivered` is not
+   * empty), the failure is made permanent: a retry of the whole send would post those again.
+   */
+  async function keepingDelivered(delivered: readonly string[], task: () => Promise<void>): Promise<void> {
+    try {
+      await task();
+    } catch (error) {
+      if (delivered.length === 0) throw error;
+      const converted =
+        error instanceof TelegramChannelError
+          ? error
+          : toChannelError(classifyTelegramError(error), 'sending', error);
+      throw new TelegramChannelError(
+        converted.code,
+        `${converted.message} (after ${delivered.length} part(s) of the message were posted; not retried, so they are not posted twice)`,
+        { cause: error, details: { ...converted.details, deliveredMessageIds: [...delivered] } },
+      );
+    }
   }
 
   /** Whatever escapes (a raw grammY error) leaves as a TelegramChannelError. */

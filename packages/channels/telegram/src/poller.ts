@@ -6,9 +6,11 @@
 // parallel, one chat's updates in order), and the next `getUpdates` asks for
 // `offset = last handled + 1`, or stops at the first update whose handling failed so
 // Telegram delivers it (and the ones after it) again. The gateway drops the duplicates.
+
+import { backoffDelay, type Sleep } from '@switchboard/hooks';
 import type { Api } from 'grammy';
 import type { Update } from 'grammy/types';
-import { apiSignal, backoffDelay, classifyTelegramError, type Sleep, type TelegramFailure } from './api.ts';
+import { apiSignal, classifyTelegramError, type TelegramFailure } from './api.ts';
 
 /** What the poller reports; the channel turns it into account status. */
 export type PollerEvent =
@@ -115,7 +117,13 @@ export function startPolling(options: PollerOptions): Poller {
         }
         if (failure.kind === 'conflict') {
           conflictFailures += 1;
-          const retryInMs = backoffDelay(conflictFailures, 5_000, 60_000, options.random);
+          const retryInMs = backoffDelay({
+            attempt: conflictFailures,
+            baseMs: 5_000,
+            capMs: 60_000,
+            jitter: 0.2,
+            random: options.random,
+          });
           options.onEvent({ type: 'conflict', failure, retryInMs });
           await pause(retryInMs);
         } else if (failure.kind === 'rate_limit') {
@@ -124,7 +132,13 @@ export function startPolling(options: PollerOptions): Poller {
           await pause(retryInMs);
         } else {
           networkFailures += 1;
-          const retryInMs = backoffDelay(networkFailures, 1_000, 30_000, options.random);
+          const retryInMs = backoffDelay({
+            attempt: networkFailures,
+            baseMs: 1_000,
+            capMs: 30_000,
+            jitter: 0.2,
+            random: options.random,
+          });
           options.onEvent({ type: 'network', failure, retryInMs });
           await pause(retryInMs);
         }
@@ -147,7 +161,13 @@ export function startPolling(options: PollerOptions): Poller {
       const firstFailed = Math.min(...failed);
       offset = firstFailed;
       handlerFailures += 1;
-      const retryInMs = backoffDelay(handlerFailures, 1_000, 60_000, options.random);
+      const retryInMs = backoffDelay({
+        attempt: handlerFailures,
+        baseMs: 1_000,
+        capMs: 60_000,
+        jitter: 0.2,
+        random: options.random,
+      });
       connected = false;
       options.onEvent({ type: 'handler_failed', updateId: firstFailed, error, retryInMs });
       await pause(retryInMs);

@@ -1,5 +1,6 @@
-// Outbound through grammY against FakeTelegram: rendering, splitting, threading, retries
-// and refusals, typing, edits, media.
+// Outbound through grammY against FakeTelegram: rendering, splitting, threading, failure
+// classification (retried by `sendWithRetry`, the gateway's one retry layer) and refusals,
+// typing, edits, media.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { OutboundMessage, SwitchboardError } from '@switchboard/hooks';
@@ -128,16 +129,47 @@ describe('sending text', () => {
     expect(fake.messagesIn(44)[0]).toMatchObject({ text: 'a bold claim', source: 'a bold claim' });
   });
 
+  it('makes one request on a 429 and fails retryable with the retry_after, never waiting itself', async () => {
+    fake.injectFault({ type: 'rate_limit', retryAfterSeconds: 3 }, { method: 'sendMessage' });
+    const limited = await failure(test.account.send(text('45', 'once')));
+    expect(limited).toMatchObject({
+      code: 'TELEGRAM_RATE_LIMITED',
+      retryable: true,
+      details: { status: 429, retryAfterSeconds: 3, retryAfterMs: 3000 },
+    });
+    expect(test.sleeps).toEqual([]);
+    expect(fake.requestsFor('sendMessage')).toHaveLength(1);
+    expect(test.account.sendRetry).toEqual({ attempts: 4, maxWaitMs: 60_000 });
+  });
+
   it('waits out a 429 for retry_after and delivers, within the retry budget', async () => {
     fake.injectFault({ type: 'rate_limit', retryAfterSeconds: 3 }, { method: 'sendMessage', times: 2 });
-    await test.account.send(text('45', 'patience'));
+    await test.sendRetried(text('45', 'patience'));
     expect(test.sleeps).toEqual([3000, 3000]);
+    expect(fake.requestsFor('sendMessage')).toHaveLength(3);
     expect(fake.messagesIn(45).map((message) => message.text)).toEqual(['patience']);
+  });
+
+  it('does not retry a split message after a part was posted (it would post that part twice)', async () => {
+    fake.injectFault(
+      { type: 'rate_limit', retryAfterSeconds: 1 },
+      {
+        method: 'sendMessage',
+        match: (request) => String(request.params.text ?? '').startsWith('b'),
+      },
+    );
+    const long = `${'a'.repeat(3_000)}\n\n${'b'.repeat(3_000)}`;
+    const partial = await failure(test.sendRetried(text('49', long)));
+    expect(partial).toMatchObject({ code: 'TELEGRAM_RATE_LIMITED', retryable: false });
+    expect(partial.message).toMatch(/after 1 part\(s\) of the message were posted/);
+    expect(partial.details?.deliveredMessageIds).toHaveLength(1);
+    expect(test.sleeps).toEqual([]);
+    expect(fake.messagesIn(49)).toHaveLength(1);
   });
 
   it('gives up on a 429 that asks for too long, or that outlasts the attempts, as retryable', async () => {
     fake.injectFault({ type: 'rate_limit', retryAfterSeconds: 600 }, { method: 'sendMessage' });
-    const tooLong = await failure(test.account.send(text('46', 'x')));
+    const tooLong = await failure(test.sendRetried(text('46', 'x')));
     expect(tooLong).toMatchObject({
       code: 'TELEGRAM_RATE_LIMITED',
       retryable: true,
@@ -146,19 +178,20 @@ describe('sending text', () => {
     expect(test.sleeps).toEqual([]);
 
     fake.injectFault({ type: 'rate_limit', retryAfterSeconds: 1 }, { method: 'sendMessage', times: 4 });
-    const exhausted = await failure(test.account.send(text('46', 'x')));
+    const exhausted = await failure(test.sendRetried(text('46', 'x')));
     expect(exhausted.code).toBe('TELEGRAM_RATE_LIMITED');
-    // Four attempts in all (the default), three waits between them.
+    // Four attempts in all (the default sendRetry.attempts), three waits between them.
     expect(test.sleeps).toEqual([1000, 1000, 1000]);
+    expect(fake.requestsFor('sendMessage')).toHaveLength(5);
     expect(fake.messagesIn(46)).toEqual([]);
   });
 
   it('retries a refused connection but not a dropped one (it may have been delivered)', async () => {
     fake.injectFault({ type: 'server', status: 502 }, { method: 'sendMessage' });
-    await test.account.send(text('47', 'after a 502'));
+    await test.sendRetried(text('47', 'after a 502'));
     expect(fake.messagesIn(47)).toHaveLength(1);
     fake.injectFault({ type: 'network' }, { method: 'sendMessage' });
-    const dropped = await failure(test.account.send(text('47', 'dropped')));
+    const dropped = await failure(test.sendRetried(text('47', 'dropped')));
     expect(dropped).toMatchObject({ code: 'TELEGRAM_NETWORK_ERROR', retryable: true });
     expect(fake.requestsFor('sendMessage').filter((call) => call.params.text === 'dropped')).toHaveLength(1);
   });
@@ -276,7 +309,7 @@ describe('media out', () => {
     fake.injectFault({ type: 'rate_limit', retryAfterSeconds: 2 }, { method: 'sendDocument' });
     const path = join(test.dataDirectory, 'notes.txt');
     await writeFile(path, 'notes');
-    await test.account.send(media({ media: [{ kind: 'document', source: { type: 'path', path } }] }));
+    await test.sendRetried(media({ media: [{ kind: 'document', source: { type: 'path', path } }] }));
     expect(test.sleeps).toEqual([2000]);
     expect(Buffer.from(fake.messagesIn(60)[0]!.media!.bytes!).toString()).toBe('notes');
   });

@@ -9,8 +9,11 @@ import {
   type HttpRoute,
   type InboundMessage,
   noopLogger,
+  type OutboundMessage,
   type ReceiveOutcome,
   resolveChannelAccounts,
+  type SendResult,
+  sendWithRetry,
 } from '@switchboard/hooks';
 import type { FakeTelegram } from '@switchboard/testkit/telegram';
 import { createTelegramChannel, type TelegramChannelOptions } from '../src/index.ts';
@@ -23,6 +26,11 @@ export interface TestAccount {
   readonly dataDirectory: string;
   /** The waits the channel asked for, in milliseconds (the test sleep does not really wait). */
   readonly sleeps: number[];
+  /**
+   * Sends the way the gateway does: through `sendWithRetry` (the one retry layer) with the
+   * account's classification and policy; its waits are recorded in `sleeps`.
+   */
+  sendRetried(message: OutboundMessage): Promise<SendResult>;
   /** Replaces how `receive` answers (default: journaled). */
   setReceive(receive: (message: InboundMessage) => Promise<ReceiveOutcome>): void;
   status(): ChannelAccountStatus | undefined;
@@ -127,6 +135,7 @@ export async function startTestAccount(fake: FakeTelegram, options: StartOptions
   cleanups.push(stop);
   return {
     account: started,
+    sendRetried: (message) => sendWithRetry(started, message, { sleep: recordingSleep(sleeps) }),
     received,
     statuses,
     routes,
