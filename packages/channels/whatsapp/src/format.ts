@@ -1,113 +1,11 @@
-// Outbound text: Markdown as the model writes it → WhatsApp's own markup, and a safe split
+// Outbound text: Markdown as the model writes it → WhatsApp's own markup (the renderer of
+// @switchboard/markdown, on the one mdast parse every platform shares), and a safe split
 // when the rendered text is still longer than one message may be.
-//
-// WhatsApp renders `*bold*`, `_italic_`, `~strike~`, `` `inline code` ``, ``` ```monospace``` ```,
-// `> quotes` and `- lists`. It has no links with labels, no headings and no escapes, so
-// links become `label (url)`, headings become bold lines and Markdown escapes are dropped.
-
-const fenceLine = /^ {0,3}(`{3,}|~{3,})(.*)$/;
-const bold = '\uE001';
-const italic = '\uE002';
-const escapeMark = '\uE003';
+import { renderWhatsApp } from '@switchboard/markdown';
 
 /** Converts Markdown to WhatsApp markup. Code blocks and code spans are kept verbatim. */
 export function markdownToWhatsApp(markdown: string): string {
-  const lines = markdown.replace(/\r\n?/g, '\n').split('\n');
-  const out: string[] = [];
-  let fence: string | undefined;
-  for (const line of lines) {
-    if (fence !== undefined) {
-      const closing = fenceLine.exec(line);
-      if (closing !== null && closing[1]!.startsWith(fence) && closing[2]!.trim() === '') {
-        out.push('```');
-        fence = undefined;
-      } else {
-        out.push(line);
-      }
-      continue;
-    }
-    const opening = fenceLine.exec(line);
-    if (opening !== null) {
-      fence = opening[1]!;
-      out.push('```');
-      continue;
-    }
-    out.push(convertLine(line));
-  }
-  // An unclosed fence would swallow the rest of the chat message's formatting: close it.
-  if (fence !== undefined) out.push('```');
-  return out.join('\n');
-}
-
-function convertLine(line: string): string {
-  const heading = /^ {0,3}#{1,6}\s+(.*?)(?:\s+#+)?\s*$/.exec(line);
-  if (heading !== null) {
-    const title = convertInline(heading[1] ?? '').replaceAll('*', '');
-    return title === '' ? '' : `*${title}*`;
-  }
-  if (/^ {0,3}([*_-])(\s*\1){2,}\s*$/.test(line)) return '───';
-  const bullet = /^(\s*)[*+-]\s+(.*)$/.exec(line);
-  if (bullet !== null) return `${bullet[1]}- ${convertInline(bullet[2] ?? '')}`;
-  const quote = /^(\s*(?:>\s?)+)(.*)$/.exec(line);
-  if (quote !== null) return `${quote[1]}${convertInline(quote[2] ?? '')}`;
-  return convertInline(line);
-}
-
-/** Inline Markdown → WhatsApp, outside code spans. */
-function convertInline(text: string): string {
-  const parts: string[] = [];
-  let index = 0;
-  while (index < text.length) {
-    const tick = text.indexOf('`', index);
-    if (tick === -1) {
-      parts.push(convertPlain(text.slice(index)));
-      break;
-    }
-    parts.push(convertPlain(text.slice(index, tick)));
-    let run = 1;
-    while (text[tick + run] === '`') run += 1;
-    const marker = '`'.repeat(run);
-    const close = text.indexOf(marker, tick + run);
-    if (close === -1) {
-      parts.push(convertPlain(text.slice(tick)));
-      break;
-    }
-    const code = text.slice(tick + run, close);
-    // WhatsApp's inline code is one backtick on each side.
-    parts.push(code.includes('`') ? marker + code + marker : `\`${code}\``);
-    index = close + run;
-  }
-  return parts.join('');
-}
-
-function convertPlain(text: string): string {
-  if (text === '') return text;
-  const escaped: string[] = [];
-  let result = text.replace(/\\([!-/:-@[-`{-~])/g, (_match, character: string) => {
-    escaped.push(character);
-    return `${escapeMark}${escaped.length - 1}${escapeMark}`;
-  });
-  result = result
-    // Images and links: `![alt](url)`, `[label](url "title")`, `<https://…>`.
-    .replace(/!\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g, (_match, alt: string, url: string) =>
-      alt.trim() === '' ? url : `${alt} (${url})`,
-    )
-    .replace(/\[([^\]]+)\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g, (_match, label: string, url: string) =>
-      label === url || `mailto:${label}` === url ? url : `${label} (${url})`,
-    )
-    .replace(/<((?:https?|mailto):[^>\s]+)>/g, '$1')
-    // Bold first, so its asterisks are not read as italics.
-    .replace(/\*\*\*(?=\S)([\s\S]*?\S)\*\*\*/g, `${bold}${italic}$1${italic}${bold}`)
-    .replace(/\*\*(?=\S)([\s\S]*?\S)\*\*/g, `${bold}$1${bold}`)
-    .replace(/(?<![\w_])__(?=\S)([\s\S]*?\S)__(?![\w_])/g, `${bold}$1${bold}`)
-    .replace(/(?<![\w*])\*(?=[^\s*])([\s\S]*?[^\s*])\*(?![\w*])/g, `${italic}$1${italic}`)
-    .replace(/~~(?=\S)([\s\S]*?\S)~~/g, '~$1~')
-    .replaceAll(bold, '*')
-    .replaceAll(italic, '_');
-  return result.replace(
-    new RegExp(`${escapeMark}(\\d+)${escapeMark}`, 'g'),
-    (_match, position: string) => escaped[Number(position)] ?? '',
-  );
+  return renderWhatsApp(markdown);
 }
 
 /**
