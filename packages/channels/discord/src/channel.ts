@@ -12,6 +12,7 @@ import type {
   OutboundMessage,
   SendResult,
 } from '@switchboard/hooks';
+import { renderDiscordMarkdown } from '@switchboard/markdown';
 import {
   ChannelType,
   Client,
@@ -608,7 +609,9 @@ export function createDiscordChannel(
         reply = undefined;
         ids.push(sent.id);
       };
-      const texts = splitDiscordText(message.kind === 'text' ? message.text : (message.caption ?? ''));
+      const texts = splitDiscordText(
+        renderDiscordMarkdown(message.kind === 'text' ? message.text : (message.caption ?? '')),
+      );
       if (message.kind === 'text') {
         if (texts.length === 0)
           throw new DiscordChannelError(
