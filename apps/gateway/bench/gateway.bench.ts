@@ -4,7 +4,9 @@
 // the gateway runs as users run it (the built bundle by default; --source for the sources).
 //
 //   pnpm --filter @switchboard/gateway build
-//   pnpm exec node --conditions=@switchboard/source apps/gateway/bench/gateway.bench.ts [--source] [--quick]
+//   pnpm exec node --conditions=@switchboard/source apps/gateway/bench/gateway.bench.ts [--source] [--quick] [--bare]
+// --bare turns the agent features off (memory, sandbox, schedules, subagents and session tools):
+// the gateway as it was before them, to measure what they cost a turn that does not use them.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -15,6 +17,12 @@ import WebSocket from 'ws';
 const here = import.meta.dirname;
 const source = process.argv.includes('--source');
 const quick = process.argv.includes('--quick');
+const bare = process.argv.includes('--bare');
+const bareConfig = {
+  memory: { search: { enabled: false } },
+  cron: { enabled: false },
+  tools: { deny: ['group:memory', 'group:sandbox', 'group:cron', 'group:subagents', 'group:sessions'] },
+};
 const entry = source ? join(here, '..', 'src', 'main.ts') : join(here, '..', 'dist', 'main.mjs');
 if (!source && !existsSync(entry)) {
   console.error('Build the gateway first (pnpm --filter @switchboard/gateway build), or pass --source.');
@@ -57,8 +65,15 @@ function startGateway(baseURL: string): Promise<RunningGateway> {
     JSON.stringify({
       gateway: { port: 0, auth: { mode: 'token', token } },
       models: { providers: { anthropic: { baseUrl: baseURL, apiKey: 'bench-key' } } },
-      agents: { defaults: { model: 'anthropic/claude-sonnet-4-6', maxConcurrent: 8 } },
+      agents: {
+        defaults: {
+          model: 'anthropic/claude-sonnet-4-6',
+          maxConcurrent: 8,
+          ...(bare ? { sandbox: { mode: 'off' } } : {}),
+        },
+      },
       logging: { level: 'warn' },
+      ...(bare ? bareConfig : {}),
     }),
   );
   const started = performance.now();
@@ -240,7 +255,7 @@ async function stop(gateway: RunningGateway): Promise<void> {
 
 const model = await startFakeModel();
 console.log(
-  `Switchboard gateway bench (${source ? 'sources via type stripping' : 'built bundle'}), Node ${process.version}, fake model at zero latency in its own process`,
+  `Switchboard gateway bench (${source ? 'sources via type stripping' : 'built bundle'}${bare ? ', agent features off' : ''}), Node ${process.version}, fake model at zero latency in its own process`,
 );
 
 // 1. Cold start to the first hello-ok.

@@ -72,6 +72,22 @@ function jsonLength(value: unknown): number {
   }
 }
 
+/**
+ * Tool schemas are shared objects (core-loop caches one per tool), so their serialized length
+ * is computed once, not on every turn.
+ */
+const schemaLengths = new WeakMap<object, number>();
+
+function schemaLength(schema: unknown): number {
+  if (typeof schema !== 'object' || schema === null) return jsonLength(schema);
+  let length = schemaLengths.get(schema);
+  if (length === undefined) {
+    length = jsonLength(schema);
+    schemaLengths.set(schema, length);
+  }
+  return length;
+}
+
 /** Raw tokens of the parts of a request that are not history: system prompt and tool definitions. */
 export function estimateFixedTokens(
   systemPrompt: string | undefined,
@@ -80,7 +96,7 @@ export function estimateFixedTokens(
   let tokens = systemPrompt === undefined ? 0 : estimateTextTokens(systemPrompt);
   for (const tool of tools ?? []) {
     tokens += estimateTextTokens(tool.name) + estimateTextTokens(tool.description);
-    tokens += Math.ceil(jsonLength(tool.parameters) / charactersPerToken);
+    tokens += Math.ceil(schemaLength(tool.parameters) / charactersPerToken);
   }
   return tokens;
 }

@@ -1,6 +1,6 @@
 // Watching the skill roots so an edit shows in the next snapshot without rescanning per turn.
-import { existsSync } from 'node:fs';
-import { dirname, resolve, sep } from 'node:path';
+import { type FSWatcher as DirectoryWatcher, existsSync, watch as watchDirectory } from 'node:fs';
+import { dirname, join, resolve, sep } from 'node:path';
 import type { FSWatcher } from 'chokidar';
 
 /**
@@ -31,6 +31,7 @@ export function createSkillsWatcher(options: SkillsWatcherOptions): SkillsWatche
   let rootsKey = '';
   let roots: string[] = [];
   let watchers: FSWatcher[] = [];
+  let ancestorWatchers: DirectoryWatcher[] = [];
   // Rebuilds run one after another, so two quick changes never leave a watcher open.
   let chain: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
@@ -60,42 +61,49 @@ export function createSkillsWatcher(options: SkillsWatcherOptions): SkillsWatche
     const ancestors = [...new Set(roots.filter((root) => !existsSync(root)).map(nearestExisting))];
     const created: FSWatcher[] = [];
     const readies: Promise<void>[] = [];
-    const add = (paths: string[], depth: number, filter: (path: string) => boolean, foldersOnly = false) => {
-      if (paths.length === 0) return;
-      const watcher = watch(paths, {
+    if (existing.length > 0) {
+      const watcher = watch(existing, {
         ignoreInitial: true,
-        depth,
+        depth: options.depth ?? 7,
         followSymlinks: true,
-        // An ancestor (a workspace, the state directory) only matters when a folder appears in
-        // it; its files (the database, the agent's notes) are not watched at all.
-        ...(foldersOnly
-          ? { ignored: (_path: string, stats?: { isFile(): boolean }) => stats?.isFile() === true }
-          : {}),
       });
-      watcher.on('all', (_event, path) => {
-        if (filter(path)) record(resolve(path));
-      });
+      watcher.on('all', (_event, path) => record(resolve(path)));
       watcher.on('error', (error) => options.onError?.(error as Error));
       readies.push(new Promise((done) => watcher.once('ready', () => done())));
       created.push(watcher);
-    };
-    add(existing, options.depth ?? 7, () => true);
-    add(
-      ancestors,
-      0,
-      (path) => {
-        const absolute = resolve(path);
-        return roots.some((root) => root === absolute || root.startsWith(absolute + sep));
-      },
-      true,
-    );
+    }
     watchers = created;
+    // An ancestor (a workspace, the state directory) only matters when the folder on the way to
+    // a root appears in it. A plain directory watch reports the changed entry's name, so the
+    // database and the agent's notes written there cost a name comparison, not a rescan of the
+    // directory (chokidar re-reads a directory on every change in it).
+    ancestorWatchers = ancestors.flatMap((ancestor) => {
+      const wanted = new Set(
+        roots
+          .filter((root) => root.startsWith(ancestor + sep))
+          .map((root) => root.slice(ancestor.length + 1).split(sep)[0] ?? ''),
+      );
+      try {
+        const watcher = watchDirectory(ancestor, { persistent: false }, (_event, name) => {
+          const entry = name?.toString();
+          if (entry === undefined || wanted.has(entry))
+            record(entry === undefined ? ancestor : join(ancestor, entry));
+        });
+        watcher.on('error', (error) => options.onError?.(error));
+        return [watcher];
+      } catch (error) {
+        options.onError?.(error as Error);
+        return [];
+      }
+    });
     await Promise.all(readies);
   }
 
   async function replaceWatchers(): Promise<void> {
     const previous = watchers;
     watchers = [];
+    for (const watcher of ancestorWatchers) watcher.close();
+    ancestorWatchers = [];
     await Promise.all(previous.map((watcher) => watcher.close()));
     if (closed || roots.length === 0) return;
     await start();
@@ -121,6 +129,8 @@ export function createSkillsWatcher(options: SkillsWatcherOptions): SkillsWatche
       if (timer !== undefined) clearTimeout(timer);
       timer = undefined;
       await chain;
+      for (const watcher of ancestorWatchers) watcher.close();
+      ancestorWatchers = [];
       await Promise.all(watchers.map((watcher) => watcher.close()));
       watchers = [];
     },

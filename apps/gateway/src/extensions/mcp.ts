@@ -89,6 +89,7 @@ export const mcpExtension: GatewayExtension = {
               config,
               agentId,
               sessionKey: `agent:${agentId}:mcp-status`,
+              sessionId: 'mcp-status',
               runId: 'mcp-status',
               channel: 'mcp-status',
               workspaceDir: context.workspaceFor(agentId),

@@ -26,6 +26,7 @@ import type { SessionStore } from '@switchboard/sessions';
 import type { GatewayConfig } from '../config/schema.ts';
 import type { MemorySearchConfig } from '../config/schema-memory.ts';
 import type { GatewayExtension } from './extension.ts';
+import { createSessionSnapshots } from './session-snapshots.ts';
 
 /** `memory.search` after merging the `agents.defaults.memorySearch` alias and applying defaults. */
 interface ResolvedMemoryConfig {
@@ -245,16 +246,22 @@ export const memoryExtension: GatewayExtension = {
       },
     });
 
+    // MEMORY.md and the daily-note list as they were at the session's first turn (of the day):
+    // the prompt stays byte-identical and a turn reads no files. The agent's own writes reach
+    // the next session; within this one it has them in its transcript.
+    const sessionMemory = createSessionSnapshots<string | undefined>();
     context.promptSections.register({
       id: 'memory-recall',
       order: 700,
-      async render({ config, workspaceDir, tools, date }) {
+      async render({ config, sessionId, workspaceDir, tools, date }) {
         const resolved = resolveMemoryConfig(config);
         if (!resolved.enabled) return undefined;
         const session =
           resolved.maxPromptChars === 0
             ? undefined
-            : await renderSessionMemory({ workspaceDir, maxChars: resolved.maxPromptChars, today: date });
+            : await sessionMemory.get(sessionId, `${workspaceDir}\0${resolved.maxPromptChars}\0${date}`, () =>
+                renderSessionMemory({ workspaceDir, maxChars: resolved.maxPromptChars, today: date }),
+              );
         // The recall instruction only when the agent's tool policy left it the tools.
         const recall = tools.some((tool) => tool.name === 'memory_search') ? memoryRecallText : undefined;
         const parts = [recall, session].filter((part): part is string => part !== undefined);

@@ -9,6 +9,8 @@ export interface PromptSectionContext {
   readonly agentId: string;
   readonly agentName?: string;
   readonly sessionKey: string;
+  /** The session's current id: a new one after a reset, so a per-session snapshot keys on it. */
+  readonly sessionId: string;
   readonly workspaceDir: string;
   /** The tools this turn offers, after the agent's policy. */
   readonly tools: ReadonlyArray<{ readonly name: string; readonly description: string }>;

@@ -60,7 +60,7 @@ export interface SandboxStatus {
 export const sandboxExtension: GatewayExtension = {
   id: 'sandbox',
   async setup(context) {
-    // Creating the sandbox does no work: bubblewrap is probed on first use or at start.
+    // Creating the sandbox does no work: bubblewrap is probed on first use.
     const sandbox: Sandbox = createSandbox({ logger: context.logger, now: context.now });
 
     const scratchFolder = (agentId: string): string => {
@@ -83,6 +83,7 @@ export const sandboxExtension: GatewayExtension = {
         const policy = sandboxPolicyOf(config, agentId);
         const mainSessionKey = buildAgentMainSessionKey({ agentId, mainKey: config.session.mainKey });
         if (isSandboxedSession(policy.mode, sessionKey, mainSessionKey)) {
+          reportOnce();
           return createSandboxTools({
             sandbox,
             sessionKey,
@@ -191,7 +192,22 @@ export const sandboxExtension: GatewayExtension = {
           {},
         );
       }
-      if (policies.every((policy) => policy.mode === 'off')) return;
+    });
+
+    // The probe runs bubblewrap (hundreds of ms on a busy host, and a child process): start-up
+    // does not run it. The first turn that offers the sandboxed tools starts it in the
+    // background and logs the verdict; an exec waits for the same cached result, and
+    // `sandbox.status` / `switchboard doctor` probe on demand.
+    let reported = false;
+    const reportOnce = () => {
+      if (reported) return;
+      reported = true;
+      void reportProbe().catch((error: unknown) =>
+        context.logger.warn('sandbox: probing bubblewrap failed', { error: String(error) }),
+      );
+    };
+
+    async function reportProbe(): Promise<void> {
       const current = await status();
       if (current.bubblewrap.usable) {
         context.logger.info('sandbox: bubblewrap is usable', {
@@ -210,7 +226,7 @@ export const sandboxExtension: GatewayExtension = {
           {},
         );
       }
-    });
+    }
 
     context.onStop(() => sandbox.close());
   },

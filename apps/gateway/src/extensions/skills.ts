@@ -98,17 +98,15 @@ export const skillsExtension: GatewayExtension = {
       };
     };
     /** The session's snapshot: fixed for its session id, so the prompt stays byte-identical. */
-    const snapshotFor = async (agentId: string, sessionKey: string): Promise<SkillsSnapshot> => {
-      const session = await context.store.getSession(sessionKey);
-      return (await managerFor()).snapshot(session?.sessionId ?? sessionKey, query(agentId));
-    };
+    const snapshotFor = async (agentId: string, sessionId: string): Promise<SkillsSnapshot> =>
+      (await managerFor()).snapshot(sessionId, query(agentId));
     const warnedNoTool = new Set<string>();
 
     context.promptSections.register({
       id: 'skills',
       order: 600,
       async render(section) {
-        const snapshot = await snapshotFor(section.agentId, section.sessionKey);
+        const snapshot = await snapshotFor(section.agentId, section.sessionId);
         if (snapshot.prompt === '') return undefined;
         if (
           !section.tools.some((tool) => tool.name === skillReadToolName) &&
@@ -125,8 +123,8 @@ export const skillsExtension: GatewayExtension = {
 
     context.tools.register({
       id: 'skills',
-      async tools({ agentId, sessionKey }) {
-        const snapshot = await snapshotFor(agentId, sessionKey);
+      async tools({ agentId, sessionId }) {
+        const snapshot = await snapshotFor(agentId, sessionId);
         if (snapshot.skills.length === 0) return [];
         const { readSkillFile } = await import('@switchboard/skills');
         return [

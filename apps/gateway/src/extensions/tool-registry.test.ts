@@ -18,6 +18,7 @@ function contextFor(config: unknown, agentId = 'main'): ToolSourceContext {
     config: gatewayConfigSchema.parse(config),
     agentId,
     sessionKey: `agent:${agentId}:main`,
+    sessionId: 'session-1',
     runId: 'run-1',
     channel: 'webchat',
     workspaceDir: '/tmp/workspace',

@@ -26,6 +26,8 @@ export interface ToolSourceContext {
   readonly config: GatewayConfig;
   readonly agentId: string;
   readonly sessionKey: string;
+  /** The session's current id (a new one after a reset). */
+  readonly sessionId: string;
   readonly runId: string;
   /** The channel id of the conversation (`telegram`, `webchat`, …). */
   readonly channel: string;

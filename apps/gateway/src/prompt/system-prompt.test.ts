@@ -16,11 +16,16 @@ const config = gatewayConfigSchema.parse({});
 /** The system prompt of the gateway's own sections, as a turn assembles it. */
 function buildSystemPrompt(
   loadBootstrap: BootstrapLoader,
-  context: Omit<PromptSectionContext, 'config' | 'sessionKey'>,
+  context: Omit<PromptSectionContext, 'config' | 'sessionKey' | 'sessionId'>,
 ): Promise<string> {
   const registry = createPromptSectionRegistry();
   for (const section of coreSections(loadBootstrap)) registry.register(section);
-  return registry.assemble({ config, sessionKey: `agent:${context.agentId}:main`, ...context });
+  return registry.assemble({
+    config,
+    sessionKey: `agent:${context.agentId}:main`,
+    sessionId: 'session-1',
+    ...context,
+  });
 }
 
 describe('system prompt', () => {
@@ -97,6 +102,7 @@ describe('prompt sections', () => {
         config,
         agentId: 'main',
         sessionKey: 'agent:main:main',
+        sessionId: 'session-1',
         workspaceDir: '/nonexistent',
         tools: [],
         date: '2026-11-25',

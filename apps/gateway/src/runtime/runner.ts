@@ -207,6 +207,7 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
       const { systemPrompt, tools, userMessage } = await turnContext.build({
         config,
         scope,
+        sessionId: session.sessionId,
         last,
         prompt,
         reference: attempt.target.reference,

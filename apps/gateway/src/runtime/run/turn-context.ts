@@ -30,6 +30,8 @@ export interface TurnScope {
 export interface TurnContextRequest {
   readonly config: GatewayConfig;
   readonly scope: TurnScope;
+  /** The session's current id (it changes on reset): per-session caches key on it. */
+  readonly sessionId: string;
   readonly last: TurnInput;
   readonly prompt: string;
   /** `<provider>/<model>` of the first attempt (before_prompt_build sees it). */
@@ -78,7 +80,7 @@ export function createTurnContextBuilder(services: TurnContextServices): TurnCon
       return reference;
     },
 
-    async build({ config, scope, last, reference, sendMessage, ...request }) {
+    async build({ config, scope, sessionId, last, reference, sendMessage, ...request }) {
       const { agentId, sessionKey } = scope;
       let prompt = request.prompt;
       const agentConfig = agentConfigOf(config, agentId);
@@ -87,6 +89,7 @@ export function createTurnContextBuilder(services: TurnContextServices): TurnCon
         config,
         agentId,
         sessionKey,
+        sessionId,
         runId: scope.runId,
         channel: last.channel,
         accountId: last.accountId,
@@ -106,6 +109,7 @@ export function createTurnContextBuilder(services: TurnContextServices): TurnCon
           agentId,
           ...(agentConfig?.name === undefined ? {} : { agentName: agentConfig.name }),
           sessionKey,
+          sessionId,
           workspaceDir,
           tools: usableTools.map((tool) => ({ name: tool.name, description: tool.description })),
           ...(last.origin === 'channel' ? { channel: { name: last.channel, chatType: last.chatType } } : {}),
