@@ -3,7 +3,9 @@
 // operators' `subagents.list` / `subagents.kill` methods.
 import { definePlugin, SwitchboardError } from '@switchboard/hooks';
 import { resolveDefaultAgentId } from '@switchboard/routing';
+import { subagentsDirective } from '../subagents/directive.ts';
 import { createSubagentManager } from '../subagents/manager.ts';
+import { findRun, readRunLog } from '../subagents/run-log.ts';
 import { sessionToolNames, sessionTools } from '../subagents/session-tools.ts';
 import { subagentToolNames, subagentTools } from '../subagents/tools.ts';
 import type { ExtensionRuntime, GatewayExtension } from './extension.ts';
@@ -15,6 +17,17 @@ function stringParam(params: unknown, name: string): string | undefined {
   if (typeof value !== 'string' || value === '')
     throw new SwitchboardError('INVALID_PARAMS', `${name} must be a non-empty string`);
   return value;
+}
+
+function optionalPositiveInteger(
+  params: unknown,
+  name: 'limit' | 'before',
+): { limit?: number; before?: number } {
+  const value = (params as Record<string, unknown> | null | undefined)?.[name];
+  if (value === undefined) return {};
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1)
+    throw new SwitchboardError('INVALID_PARAMS', `${name} must be a positive integer`);
+  return { [name]: value };
 }
 
 export const subagentsExtension: GatewayExtension = {
@@ -78,12 +91,26 @@ export const subagentsExtension: GatewayExtension = {
         name: 'subagents',
         version: '1.0.0',
         specVersion: 1,
-        description: 'Subagent runs for operators: subagents.list, subagents.kill, subagents.tools',
+        description: 'Subagent runs for operators: subagents.list, .kill, .log, .tools, and /subagents',
         setup(api) {
           api.registerGatewayMethod('subagents.list', async (params) => ({
             runs: await manager.list(stringParam(params, 'requesterSessionKey')),
           }));
           api.registerGatewayMethod('subagents.tools', toolsStatus);
+          api.registerGatewayMethod('subagents.log', async (params) => {
+            const runId = stringParam(params, 'runId');
+            if (runId === undefined) throw new SwitchboardError('INVALID_PARAMS', 'runId is required');
+            const found = findRun(await manager.list(), runId);
+            if ('error' in found) throw new SwitchboardError('NOT_FOUND', `subagents.log: ${found.error}`);
+            return {
+              run: found,
+              log: await readRunLog(context.store, found, {
+                ...optionalPositiveInteger(params, 'limit'),
+                ...optionalPositiveInteger(params, 'before'),
+              }),
+            };
+          });
+          api.registerCommand(subagentsDirective({ manager, store: context.store, now: context.now }));
           api.registerGatewayMethod('subagents.kill', async (params) => {
             const runId = stringParam(params, 'runId');
             if (runId === undefined) throw new SwitchboardError('INVALID_PARAMS', 'runId is required');
