@@ -42,7 +42,9 @@ export interface ToolSourceContext {
 
 /**
  * A source of tools. Contract: `tools` is called once per turn and must be cheap (build
- * closures, do not connect or scan here: keep connections and indexes in the source);
+ * closures, do not connect or scan here: keep connections and indexes in the source; define
+ * parameter schemas once at module level, since a schema object built per turn is converted
+ * to JSON Schema on every turn);
  * it returns the tools this turn may use (none is fine). A throw leaves the source's tools
  * out of the turn, reported as `source_failed`, and never fails the turn. The `id` names the
  * source in policies (`group:<id>`) and in the excluded list.
