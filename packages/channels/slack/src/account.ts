@@ -21,6 +21,7 @@ import type {
   OutboundMessage,
   Peer,
   SendResult,
+  Sleep,
 } from '@switchboard/hooks';
 import { defaultWebhookPath, type SlackAccountSettings } from './config.ts';
 import { SlackChannelError } from './errors.ts';
@@ -36,7 +37,7 @@ import {
 import { downloadSlackFiles, loadOutboundMedia } from './media.ts';
 import { markdownToMrkdwn, slackMentions, splitMrkdwn } from './mrkdwn.ts';
 import { createSocketConnection, type SocketConnection } from './socket.ts';
-import { createSlackApi, type SlackApi, type Sleep } from './web-api.ts';
+import { createSlackApi, type SlackApi } from './web-api.ts';
 
 /** The settings of the account runtime that are not configuration (clock, limits, tuning). */
 export interface SlackRuntimeOptions {
@@ -44,7 +45,9 @@ export interface SlackRuntimeOptions {
   readonly now: () => number;
   readonly sleep: Sleep;
   readonly fetch: typeof fetch;
+  /** Retries of one rate-limited send, made by the gateway (attempts = this + 1). */
   readonly maxRateLimitRetries: number;
+  /** The longest `Retry-After` the gateway waits out for a send. */
   readonly maxRateLimitWaitMs: number;
   readonly editIntervalMs: number;
   readonly socketPingTimeoutMs: number;
@@ -118,7 +121,7 @@ export async function startSlackAccount(
   const bolt = boltLogger(logger);
   const clientOptions: webApi.WebClientOptions = {
     slackApiUrl: account.slackApiUrl,
-    // Failures are handled here (bounded rate-limit waits; the gateway decides on the rest).
+    // One attempt per call: failures are classified here and the gateway retries sends.
     retryConfig: { retries: 0 },
     rejectRateLimitedCalls: true,
     timeout: runtime.apiTimeoutMs,
@@ -144,14 +147,10 @@ export async function startSlackAccount(
       client,
       accountId,
       logger,
-      sleep: runtime.sleep,
-      signal,
-      maxRateLimitRetries: runtime.maxRateLimitRetries,
-      maxRateLimitWaitMs: runtime.maxRateLimitWaitMs,
       onAuthFailure: markFatal,
       onRateLimited: (method, waitMs) =>
         setStatus({
-          detail: `rate limited by Slack on ${method}; retrying in ${Math.ceil(waitMs / 1000)} s`,
+          detail: `rate limited by Slack on ${method}; Slack asked to wait ${Math.ceil(waitMs / 1000)} s`,
         }),
     });
 
@@ -229,7 +228,7 @@ export async function startSlackAccount(
           is_bot?: boolean;
           profile?: { display_name?: string; real_name?: string };
         };
-      }>('users.info', { user: userId }, { retryRateLimits: false });
+      }>('users.info', { user: userId });
       const profile = result.user?.profile;
       const name = profile?.display_name || profile?.real_name || result.user?.real_name || result.user?.name;
       const entry = {
@@ -258,7 +257,7 @@ export async function startSlackAccount(
           is_private?: boolean;
           is_channel?: boolean;
         };
-      }>('conversations.info', { channel }, { retryRateLimits: false });
+      }>('conversations.info', { channel });
       const info = result.channel;
       const type: SlackConversationType | undefined =
         info === undefined
@@ -493,11 +492,29 @@ export async function startSlackAccount(
       : parseSlackMessageId(message.replyToMessageId).ts;
   }
 
+  /**
+   * One attempt at a send. When a call fails after others already posted, the failure is made
+   * permanent: a retry of the whole send would post those parts twice.
+   */
   async function send(message: OutboundMessage): Promise<SendResult> {
+    const messageIds: string[] = [];
+    try {
+      return await sendOnce(message, messageIds);
+    } catch (error) {
+      if (messageIds.length === 0 || !SlackChannelError.isInstance(error)) throw error;
+      const failed = error as SlackChannelError;
+      throw new SlackChannelError(
+        failed.code,
+        `${failed.message} (after ${messageIds.length} part(s) of the message were posted; not retried, so they are not posted twice)`,
+        { cause: error, details: { ...failed.details, deliveredMessageIds: [...messageIds] } },
+      );
+    }
+  }
+
+  async function sendOnce(message: OutboundMessage, messageIds: string[]): Promise<SendResult> {
     usable('send');
     const channel = await channelFor(message.peer);
     const threadTs = threadOf(message);
-    const messageIds: string[] = [];
     if (message.kind === 'text') {
       const chunks = splitMrkdwn(markdownToMrkdwn(message.text), runtime.textLimit);
       for (const text of chunks) {
@@ -599,11 +616,11 @@ export async function startSlackAccount(
     if (threadTs === undefined) return;
     const channel = await channelFor(target.peer);
     try {
-      await api.call(
-        'assistant.threads.setStatus',
-        { channel_id: channel, thread_ts: threadTs, status: 'is typing…' },
-        { retryRateLimits: false },
-      );
+      await api.call('assistant.threads.setStatus', {
+        channel_id: channel,
+        thread_ts: threadTs,
+        status: 'is typing…',
+      });
     } catch (error) {
       const code = SlackChannelError.isInstance(error) ? error.code : undefined;
       if (code === 'SLACK_RATE_LIMITED' || code === 'SLACK_API_UNAVAILABLE') return;
@@ -618,6 +635,8 @@ export async function startSlackAccount(
 
   return {
     send,
+    // Retried by the gateway (decision 0023): a rate limit carries Slack's Retry-After.
+    sendRetry: { attempts: runtime.maxRateLimitRetries + 1, maxWaitMs: runtime.maxRateLimitWaitMs },
     edit,
     typing,
     async stop() {

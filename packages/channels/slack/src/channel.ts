@@ -1,8 +1,7 @@
 // The Slack channel plugin: capabilities, configuration and the account factory.
-import type { ChannelPlugin } from '@switchboard/hooks';
+import { type ChannelPlugin, type Sleep, sleep } from '@switchboard/hooks';
 import { startSlackAccount } from './account.ts';
 import { type SlackAccountSettings, slackChannelConfig } from './config.ts';
-import { realSleep, type Sleep } from './web-api.ts';
 
 /** Slack renders up to 40,000 characters, but recommends 4,000 per message for readability. */
 export const slackTextLimit = 4000;
@@ -10,13 +9,16 @@ export const slackTextLimit = 4000;
 export interface SlackChannelOptions {
   /** Clock for statuses, caches and edit throttling. Default `Date.now`. */
   readonly now?: () => number;
-  /** Waits (rate-limit retry-after, reconnect backoff, edit throttling). Default a real timer. */
+  /** Waits (reconnect backoff, edit throttling). Default a real timer. */
   readonly sleep?: Sleep;
   /** Used for file downloads and URL attachments. Default the global `fetch`. */
   readonly fetch?: typeof fetch;
-  /** How many times one call waits out a rate limit before failing (retryable). Default 3. */
+  /**
+   * How many times the gateway retries one rate-limited send before it fails (retryable):
+   * the account's `sendRetry.attempts` is this + 1. Default 3.
+   */
   readonly maxRateLimitRetries?: number;
-  /** The longest `Retry-After` accepted for one wait. Default 60 000 ms. */
+  /** The longest `Retry-After` the gateway waits out for one send. Default 60 000 ms. */
   readonly maxRateLimitWaitMs?: number;
   /** The shortest interval between two `chat.update` calls on one message. Default 1000 ms. */
   readonly editIntervalMs?: number;
@@ -38,7 +40,7 @@ export function createSlackChannel(options: SlackChannelOptions = {}): ChannelPl
   const runtime = {
     textLimit: slackTextLimit,
     now: options.now ?? Date.now,
-    sleep: options.sleep ?? realSleep,
+    sleep: options.sleep ?? sleep,
     fetch: options.fetch ?? ((input, init) => fetch(input, init)),
     maxRateLimitRetries: options.maxRateLimitRetries ?? 3,
     maxRateLimitWaitMs: options.maxRateLimitWaitMs ?? 60_000,

@@ -17,7 +17,7 @@ export const slackChannelErrorCodes: Readonly<Record<SlackChannelErrorCode, stri
   SLACK_AUTH_FAILED:
     'Slack refused a token of the account (invalid_auth, account_inactive, token_revoked, not_authed, …). Fatal for that account: it stops and is not restarted until the configuration is fixed.',
   SLACK_RATE_LIMITED:
-    'Slack kept answering `ratelimited` after the bounded waits (or asked for a longer wait than allowed); retryable later.',
+    "Slack answered `ratelimited` (HTTP 429); `details.retryAfterMs` is its Retry-After. Retryable: the gateway retries a send within the account's sendRetry.",
   SLACK_SEND_REJECTED:
     'Slack refused the message itself (channel_not_found, not_in_channel, is_archived, msg_too_long, …); retrying the same message will not help.',
   SLACK_API_UNAVAILABLE: 'The Web API could not be reached or answered with an HTTP error (5xx); retryable.',

@@ -25,7 +25,6 @@ export {
   slackToText,
   splitMrkdwn,
 } from './mrkdwn.ts';
-export type { Sleep } from './web-api.ts';
 
 /** The version of this package, reported to the plugin registry. */
 export const slackChannelVersion = '0.0.0';

@@ -4,9 +4,9 @@
 // - reconnection is ours: exponential backoff with an injectable sleep, and a dead app
 //   token stops the account instead of retrying forever (or rejecting unhandled).
 import type { App, SocketModeReceiver } from '@slack/bolt';
-import type { Logger } from '@switchboard/hooks';
+import { backoffDelay, type Logger, type Sleep } from '@switchboard/hooks';
 import { SlackChannelError } from './errors.ts';
-import { classifySlackError, type Sleep } from './web-api.ts';
+import { classifySlackError } from './web-api.ts';
 
 /** The `slack_event` a SocketModeClient emits. */
 interface SocketEventArgs {
@@ -119,7 +119,9 @@ export function createSocketConnection(options: SocketConnectionOptions): Socket
       for (let attempt = 0; !closing && !options.signal.aborted; attempt += 1) {
         options.onReconnecting(lastReason);
         const delay =
-          attempt === 0 ? 0 : Math.min(options.reconnectMaxMs, options.reconnectBaseMs * 2 ** (attempt - 1));
+          attempt === 0
+            ? 0
+            : backoffDelay({ attempt, baseMs: options.reconnectBaseMs, capMs: options.reconnectMaxMs });
         if (delay > 0) {
           try {
             await options.sleep(delay, options.signal);

@@ -1,34 +1,10 @@
 // Calls to Slack's Web API through bolt's WebClient, with Slack's failures mapped onto
-// SlackChannelError: rate limits are waited out (bounded), dead tokens are fatal for the
-// account, the rest says whether a retry may help.
+// SlackChannelError: a rate limit leaves as a retryable error carrying Slack's retry-after
+// (the gateway retries sends; decision 0023), dead tokens are fatal for the account, the
+// rest says whether a retry may help. Every call is made once.
 import type { webApi } from '@slack/bolt';
 import { type Logger, SwitchboardError } from '@switchboard/hooks';
 import { SlackChannelError } from './errors.ts';
-
-/** Waits `milliseconds`; rejects when `signal` aborts. Injectable so tests never sleep. */
-export type Sleep = (milliseconds: number, signal?: AbortSignal) => Promise<void>;
-
-/** The default {@link Sleep}: a timer that an abort cuts short. */
-export const realSleep: Sleep = (milliseconds, signal) =>
-  new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(stoppedError());
-      return;
-    }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, milliseconds);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(stoppedError());
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-
-function stoppedError(): SlackChannelError {
-  return new SlackChannelError('SLACK_ACCOUNT_STOPPED', 'the Slack account stopped while waiting');
-}
 
 /** Slack errors meaning the token no longer works: the account cannot go on. */
 const fatalAuthErrors: ReadonlySet<string> = new Set([
@@ -194,79 +170,49 @@ export interface SlackApiOptions {
   readonly client: webApi.WebClient;
   readonly accountId: string;
   readonly logger: Logger;
-  readonly sleep: Sleep;
-  readonly signal: AbortSignal;
-  /** Waits for one rate-limited call before giving up. Default 3. */
-  readonly maxRateLimitRetries: number;
-  /** The longest single `Retry-After` wait accepted; longer fails at once (retryable). */
-  readonly maxRateLimitWaitMs: number;
   /** Called when Slack refuses the token: the account is dead. */
   onAuthFailure(error: SlackChannelError): void;
-  /** Called before each rate-limit wait (status updates). */
-  onRateLimited?(method: string, waitMs: number): void;
+  /** Called when Slack rate-limits a call (status updates). */
+  onRateLimited?(method: string, retryAfterMs: number): void;
 }
 
 export interface SlackApi {
-  /** One Web API method. `retryRateLimits: false` fails at the first `ratelimited`. */
+  /** One Web API method, called once. */
   call<Result extends Record<string, unknown> = Record<string, unknown>>(
     method: string,
     params: Record<string, unknown>,
-    options?: { readonly retryRateLimits?: boolean },
   ): Promise<Result>;
-  /** Runs a multi-call operation (files upload v2) with the same mapping and rate-limit waits. */
+  /** Runs a multi-call operation (files upload v2) once, with the same error mapping. */
   run<Result>(method: string, operation: () => Promise<Result>): Promise<Result>;
 }
 
 export function createSlackApi(options: SlackApiOptions): SlackApi {
-  async function run<Result>(
-    method: string,
-    operation: () => Promise<Result>,
-    retryRateLimits = true,
-  ): Promise<Result> {
-    for (let attempt = 0; ; attempt += 1) {
-      try {
-        return await operation();
-      } catch (error) {
-        const failure = classifySlackError(error, method, options.accountId);
-        if (failure.kind === 'rate-limited') {
-          const waitMs = Math.max(100, Math.round(failure.retryAfterSeconds * 1000));
-          if (
-            !retryRateLimits ||
-            attempt >= options.maxRateLimitRetries ||
-            waitMs > options.maxRateLimitWaitMs
-          ) {
-            throw new SlackChannelError(
-              'SLACK_RATE_LIMITED',
-              `Slack ${method} (account "${options.accountId}") is rate limited (retry after ${failure.retryAfterSeconds} s)`,
-              {
-                retryable: true,
-                details: { method, accountId: options.accountId, retryAfterMs: waitMs },
-                cause: error,
-              },
-            );
-          }
-          options.logger.info('Slack rate limited a call; waiting as Slack asked', {
-            method,
-            retryAfterMs: waitMs,
-            attempt: attempt + 1,
-          });
-          options.onRateLimited?.(method, waitMs);
-          await options.sleep(waitMs, options.signal);
-          continue;
-        }
-        if (failure.error.code === 'SLACK_AUTH_FAILED') options.onAuthFailure(failure.error);
-        throw failure.error;
+  async function run<Result>(method: string, operation: () => Promise<Result>): Promise<Result> {
+    try {
+      return await operation();
+    } catch (error) {
+      const failure = classifySlackError(error, method, options.accountId);
+      if (failure.kind === 'rate-limited') {
+        const retryAfterMs = Math.max(100, Math.round(failure.retryAfterSeconds * 1000));
+        options.logger.info('Slack rate limited a call', { method, retryAfterMs });
+        options.onRateLimited?.(method, retryAfterMs);
+        throw new SlackChannelError(
+          'SLACK_RATE_LIMITED',
+          `Slack ${method} (account "${options.accountId}") is rate limited (retry after ${failure.retryAfterSeconds} s)`,
+          {
+            retryable: true,
+            details: { method, accountId: options.accountId, retryAfterMs },
+            cause: error,
+          },
+        );
       }
+      if (failure.error.code === 'SLACK_AUTH_FAILED') options.onAuthFailure(failure.error);
+      throw failure.error;
     }
   }
   return {
-    call(method, params, callOptions = {}) {
-      return run(
-        method,
-        async () => (await options.client.apiCall(method, params)) as never,
-        callOptions.retryRateLimits ?? true,
-      );
-    },
-    run: (method, operation) => run(method, operation),
+    call: (method, params) =>
+      run(method, async () => (await options.client.apiCall(method, params)) as never),
+    run,
   };
 }

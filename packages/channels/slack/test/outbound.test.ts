@@ -3,7 +3,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { OutboundMessage } from '@switchboard/hooks';
+import { type OutboundMessage, sendWithRetry } from '@switchboard/hooks';
 import { createFakeSlack, type FakeSlack } from '@switchboard/testkit/slack';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SlackChannelOptions } from '../src/index.ts';
@@ -192,9 +192,30 @@ describe('sending to Slack', () => {
     expect(fake.callsTo('assistant.threads.setStatus')).toHaveLength(2);
   });
 
+  /** Sends the way the gateway does: through `sendWithRetry`, the one retry layer, on the test clock. */
+  const sendRetried = (message: OutboundMessage) =>
+    sendWithRetry(harness.account, message, {
+      sleep: async (milliseconds) => {
+        waits.push(milliseconds);
+        clock += milliseconds;
+      },
+    });
+
+  it("makes one call on a rate limit and fails retryable with Slack's Retry-After, never waiting itself", async () => {
+    fake.rateLimit('chat.postMessage', 1, 3);
+    await expect(harness.account.send(text('C0ROOM', 'once'))).rejects.toMatchObject({
+      code: 'SLACK_RATE_LIMITED',
+      retryable: true,
+      details: { retryAfterMs: 3000 },
+    });
+    expect(waits).toEqual([]);
+    expect(fake.callsTo('chat.postMessage')).toHaveLength(1);
+    expect(harness.account.sendRetry).toEqual({ attempts: 4, maxWaitMs: 60_000 });
+  });
+
   it('waits out a rate limit for as long as Slack asks, then delivers', async () => {
     fake.rateLimit('chat.postMessage', 2, 3);
-    await harness.account.send(text('C0ROOM', 'patience'));
+    await sendRetried(text('C0ROOM', 'patience'));
     expect(waits).toEqual([3000, 3000]);
     expect(fake.rateLimitedCount('chat.postMessage')).toBe(2);
     expect(fake.botMessages('C0ROOM').map((message) => message.text)).toEqual(['patience']);
@@ -208,15 +229,16 @@ describe('sending to Slack', () => {
 
   it('gives up on a rate limit after the bounded retries, or at once when the wait is too long, as retryable', async () => {
     fake.rateLimit('chat.postMessage', 4, 1);
-    await expect(harness.account.send(text('C0ROOM', 'x'))).rejects.toMatchObject({
+    await expect(sendRetried(text('C0ROOM', 'x'))).rejects.toMatchObject({
       code: 'SLACK_RATE_LIMITED',
       retryable: true,
     });
     expect(waits).toEqual([1000, 1000, 1000]);
+    expect(fake.rateLimitedCount('chat.postMessage')).toBe(4);
 
     waits.length = 0;
     fake.rateLimit('chat.postMessage', 1, 600);
-    await expect(harness.account.send(text('C0ROOM', 'y'))).rejects.toMatchObject({
+    await expect(sendRetried(text('C0ROOM', 'y'))).rejects.toMatchObject({
       code: 'SLACK_RATE_LIMITED',
       retryable: true,
       details: { retryAfterMs: 600_000 },
