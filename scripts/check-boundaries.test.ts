@@ -34,12 +34,14 @@ describe('boundary check', () => {
     const root = workspace({
       'packages/hooks/package.json': manifest('@switchboard/hooks'),
       'packages/routing/package.json': manifest('@switchboard/routing'),
+      'packages/markdown/package.json': manifest('@switchboard/markdown'),
       'packages/channels/chat/package.json': manifest('@switchboard/channel-chat', {
         '@switchboard/hooks': 'workspace:*',
+        '@switchboard/markdown': 'workspace:*',
         '@switchboard/routing': 'workspace:*',
       }),
       'packages/channels/chat/src/index.ts':
-        "import type { Hook } from '@switchboard/hooks';\nimport {\n  resolveRoute,\n  type Route,\n} from '@switchboard/routing';\n",
+        "import type { Hook } from '@switchboard/hooks';\nimport {\n  resolveRoute,\n  type Route,\n} from '@switchboard/routing';\nimport { renderSlackMrkdwn } from '@switchboard/markdown';\n",
       'apps/gateway/package.json': manifest('@switchboard/gateway'),
       'packages/routing/src/index.ts': "import {\n  thing,\n} from '@switchboard/gateway';\n",
     });
@@ -47,7 +49,7 @@ describe('boundary check', () => {
     expect(problems).toEqual([
       'packages/routing/src/index.ts:3: @switchboard/routing imports @switchboard/gateway without declaring it',
       'packages/routing/src/index.ts:3: nothing may import the app @switchboard/gateway',
-      'packages/channels/chat/src/index.ts:5: a channel package may depend only on @switchboard/hooks, not @switchboard/routing',
+      'packages/channels/chat/src/index.ts:5: a channel package may depend only on @switchboard/hooks and @switchboard/markdown, not @switchboard/routing',
     ]);
   });
 

@@ -2,7 +2,8 @@
 //  1. no relative import leaves its package;
 //  2. every @switchboard/* import is declared in the importing package's package.json;
 //  3. only apps import channel packages, and nothing imports an app;
-//  4. channel packages depend on no internal package but @switchboard/hooks (and testkit in tests);
+//  4. channel packages depend on no internal package but @switchboard/hooks and
+//     @switchboard/markdown (and testkit in tests);
 //  5. shipped code never imports @switchboard/testkit (it is for tests and benches only).
 // Prints every violation with its file and line, and exits 1 if there is any.
 // Imports are read with TypeScript's own pre-processor (multi-line imports, `export … from`,
@@ -94,6 +95,9 @@ function isTestOrBench(file: string, directory: string): boolean {
   );
 }
 
+/** The internal packages shipped channel code may import: the contract and the Markdown renderers. */
+const channelDependencies: ReadonlySet<string> = new Set(['@switchboard/hooks', '@switchboard/markdown']);
+
 /** Every boundary violation in the workspace at `root`, as `file:line: what`. */
 export function findBoundaryProblems(root: string): { packages: number; problems: string[] } {
   const packages = listPackages(root);
@@ -134,9 +138,9 @@ export function findBoundaryProblems(root: string): { packages: number; problems
             `${where}: shipped code may not import @switchboard/testkit (tests and benches only)`,
           );
         }
-        if (workspacePackage.kind === 'channel' && !testOnly && importedName !== '@switchboard/hooks') {
+        if (workspacePackage.kind === 'channel' && !testOnly && !channelDependencies.has(importedName)) {
           problems.push(
-            `${where}: a channel package may depend only on @switchboard/hooks, not ${importedName}`,
+            `${where}: a channel package may depend only on @switchboard/hooks and @switchboard/markdown, not ${importedName}`,
           );
         }
       }
