@@ -48,6 +48,8 @@ Talking to a running gateway  (--url URL, --token TOKEN, --state-dir DIR; --json
   memory status [--agent ID]        each agent's memory index: files, chunks, search mode, embeddings
   memory search QUERY [--agent ID]  search an agent's memory as memory_search does
   memory reindex [--agent ID]       re-chunk every memory file (embeddings stay cached)
+  subagents list [--session-key KEY]   subagent runs: status, announcement, requester
+  subagents kill ID|all | log ID [--limit N] [--before SEQ]   stop a run (and its children) | its transcript
 Local checks
   doctor                            config, state directory, token, model endpoint, channels
   logs [--follow]                   the gateway log file (logging.file in the config)
@@ -120,6 +122,8 @@ function parse(argv: readonly string[]): ParsedCommand {
       from: { type: 'string' },
       'dry-run': { type: 'boolean' },
       only: { type: 'string' },
+      limit: { type: 'string' },
+      before: { type: 'string' },
       force: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
@@ -509,6 +513,13 @@ export async function runCli(argv: readonly string[], io: CliIo = defaultIo): Pr
       case 'sandbox': {
         const { sandboxCommand } = await import('./sandbox-command.ts');
         return await sandboxCommand(words, values, io, {
+          withClient: (work) => withClient(values, io, work),
+          print: (data, human) => print(io, values, data, human),
+        });
+      }
+      case 'subagents': {
+        const { subagentsCommand } = await import('./subagents-command.ts');
+        return await subagentsCommand(words, values, io, {
           withClient: (work) => withClient(values, io, work),
           print: (data, human) => print(io, values, data, human),
         });
