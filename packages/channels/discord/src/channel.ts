@@ -2,15 +2,16 @@
 // WebSocket (guild channels, threads, DMs) and sending over REST.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import type {
-  ChannelAccount,
-  ChannelAccountStatus,
-  ChannelPlugin,
-  ChannelStartContext,
-  ConversationTarget,
-  InboundMessage,
-  OutboundMessage,
-  SendResult,
+import {
+  type ChannelAccount,
+  type ChannelAccountStatus,
+  type ChannelPlugin,
+  type ChannelStartContext,
+  type ConversationTarget,
+  type InboundMessage,
+  type OutboundMessage,
+  type SendResult,
+  sleep,
 } from '@switchboard/hooks';
 import { renderDiscordMarkdown } from '@switchboard/markdown';
 import {
@@ -26,6 +27,7 @@ import {
   Options,
   Partials,
   RateLimitError,
+  RESTEvents,
   type SendableChannels,
 } from 'discord.js';
 import {
@@ -74,20 +76,9 @@ const privilegedIntentHelp =
 
 const maxDmChannels = 1000;
 
-function sleep(milliseconds: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) {
-      resolve();
-      return;
-    }
-    const timer = setTimeout(done, milliseconds);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
+/** Which request a rate limit is about: the method and the bucket route. */
+function rateLimitKey(method: string, route: string): string {
+  return `${method.toUpperCase()} ${route}`;
 }
 
 function messageOf(error: unknown): string {
@@ -194,6 +185,8 @@ export function createDiscordChannel(
     const mediaDirectory = join(context.dataDirectory, 'media');
     const mediaMaxBytes = Math.floor(account.mediaMaxMb * 1024 * 1024);
     const maxWaitMs = account.rateLimit.maxWaitSeconds * 1000;
+    /** Routes whose last response was a 429, so `rejectOnRateLimit` tells it from pacing. */
+    const answered429 = new Set<string>();
     let identity: { id: string; name: string } | undefined;
     let lastInboundAt: number | undefined;
     let lastOutboundAt: number | undefined;
@@ -233,13 +226,15 @@ export function createDiscordChannel(
         partials: [Partials.Channel],
         rest: {
           api: account.restApi,
-          retries: 2,
+          // One attempt per request (decision 0023): the gateway retries sends. A 429 Discord
+          // answered surfaces as a RateLimitError carrying its retry-after, and so does a wait
+          // longer than maxWaitSeconds. The client's own pacing (the 50 requests/s global
+          // budget, a bucket it knows is empty) stays inside the client: a short wait before
+          // the request goes out, never an error and never a second request.
+          retries: 0,
           timeout: 15_000,
-          // A 429 Discord answered (it carries a route sublimit) and any wait longer than
-          // maxWaitSeconds surface as a RateLimitError, which `withRetries` retries a bounded
-          // number of times. The client's own pacing (the 50 requests/s global budget, a
-          // bucket it knows is empty) stays inside the client: a short wait, never an error.
-          rejectOnRateLimit: (limit) => limit.sublimitTimeout > 0 || limit.retryAfter > maxWaitMs,
+          rejectOnRateLimit: (limit) =>
+            answered429.delete(rateLimitKey(limit.method, limit.route)) || limit.retryAfter > maxWaitMs,
         },
         makeCache: Options.cacheWithLimits({
           ...Options.DefaultMakeCacheSettings,
@@ -255,6 +250,9 @@ export function createDiscordChannel(
         allowedMentions: { parse: ['users'], repliedUser: false },
         failIfNotExists: false,
         enforceNonce: true,
+      });
+      client.rest.on(RESTEvents.Response, (request, response) => {
+        if (response.status === 429) answered429.add(rateLimitKey(request.method, request.route));
       });
       client.on(Events.MessageCreate, (message) => {
         if (client === active) onMessage(client, message);
@@ -500,7 +498,7 @@ export function createDiscordChannel(
             });
             return;
           }
-          await sleep(delay, signal);
+          await sleep(delay, signal).catch(() => undefined);
         }
       }
     }
@@ -512,34 +510,22 @@ export function createDiscordChannel(
         throw new DiscordChannelError('DISCORD_NOT_CONNECTED', `${what}: the ${where} account is stopped`);
     }
 
-    /** Runs one REST call; a 429 is retried after Discord's retry-after, at most maxRetries times. */
-    async function withRetries<T>(
-      what: string,
-      operation: () => Promise<T>,
-      maxRetries = account.rateLimit.maxRetries,
-    ): Promise<T> {
-      for (let attempt = 0; ; attempt += 1) {
-        try {
-          return await operation();
-        } catch (error) {
-          if (!(error instanceof RateLimitError)) {
-            const failure = toChannelError(error, what);
-            if (failure.code === 'DISCORD_INVALID_TOKEN') {
-              logger.error(failure.message);
-              setStatus({ state: 'error', error: failure.message, detail: `fix ${where}.token` });
-            }
-            throw failure;
-          }
-          const waitMs = Math.max(error.retryAfter, error.sublimitTimeout, 0);
-          if (attempt >= maxRetries || waitMs > maxWaitMs || stopped) throw toChannelError(error, what);
-          logger.warn('rate limited by Discord; retrying', {
-            route: error.route,
-            retryAfterMs: waitMs,
-            attempt: attempt + 1,
-            maxRetries,
-          });
-          await sleep(waitMs, signal);
+    /**
+     * Runs one REST call, once: a failure leaves as a DiscordChannelError the gateway classifies
+     * (a 429 retryable with Discord's retry-after); the gateway retries sends.
+     */
+    async function once<T>(what: string, operation: () => Promise<T>): Promise<T> {
+      try {
+        return await operation();
+      } catch (error) {
+        const failure = toChannelError(error, what);
+        if (failure.code === 'DISCORD_INVALID_TOKEN') {
+          logger.error(failure.message);
+          setStatus({ state: 'error', error: failure.message, detail: `fix ${where}.token` });
         }
+        if (error instanceof RateLimitError)
+          logger.warn('rate limited by Discord', { route: error.route, retryAfterMs: error.retryAfter });
+        throw failure;
       }
     }
 
@@ -563,13 +549,12 @@ export function createDiscordChannel(
           );
         const cached = dmChannels.get(userId);
         if (cached !== undefined) return cached;
-        const dm = await withRetries(what, () => client.users.createDM(userId));
+        const dm = await once(what, () => client.users.createDM(userId));
         rememberDm(userId, dm);
         return dm;
       }
       const id = target.threadId ?? target.peer.id;
-      const channel =
-        client.channels.cache.get(id) ?? (await withRetries(what, () => client.channels.fetch(id)));
+      const channel = client.channels.cache.get(id) ?? (await once(what, () => client.channels.fetch(id)));
       if (channel === null || !channel.isSendable())
         throw new DiscordChannelError(
           'DISCORD_INVALID_TARGET',
@@ -583,7 +568,25 @@ export function createDiscordChannel(
       publish();
     }
 
+    /**
+     * One attempt at a send. When a post fails after others already went out, the failure is
+     * made permanent: a retry of the whole send would post those parts twice.
+     */
     async function send(message: OutboundMessage): Promise<SendResult> {
+      const ids: string[] = [];
+      try {
+        return await sendOnce(message, ids);
+      } catch (error) {
+        if (ids.length === 0 || !(error instanceof DiscordChannelError)) throw error;
+        throw new DiscordChannelError(
+          error.code,
+          `${error.message} (after ${ids.length} part(s) of the message were posted; not retried, so they are not posted twice)`,
+          { cause: error, details: { ...error.details, deliveredMessageIds: [...ids] } },
+        );
+      }
+    }
+
+    async function sendOnce(message: OutboundMessage, ids: string[]): Promise<SendResult> {
       const what = `send to discord ${message.peer.kind} ${message.threadId ?? message.peer.id}`;
       ensureRunning(what);
       const channel = await resolveChannel(message, what);
@@ -592,11 +595,10 @@ export function createDiscordChannel(
         message.replyToMessageId === undefined
           ? undefined
           : { messageReference: message.replyToMessageId, failIfNotExists: false };
-      const ids: string[] = [];
       const post = async (content: string | undefined, files: readonly PreparedFile[]): Promise<void> => {
         // One nonce per message: a retry after a lost answer cannot post it twice.
         const nonce = randomBytes(12).toString('base64url');
-        const sent = await withRetries<Message>(what, () =>
+        const sent = await once<Message>(what, () =>
           channel.send({
             ...(content === undefined ? {} : { content }),
             ...(files.length === 0 ? {} : { files: [...files] }),
@@ -638,6 +640,8 @@ export function createDiscordChannel(
 
     return {
       send,
+      // Retried by the gateway (decision 0023): a 429 carries Discord's retry-after.
+      sendRetry: { attempts: account.rateLimit.maxRetries + 1, maxWaitMs },
       async edit(request) {
         const what = `edit discord message ${request.messageId}`;
         ensureRunning(what);
@@ -647,7 +651,7 @@ export function createDiscordChannel(
             `${what}: the text is ${request.text.length} characters; Discord allows ${discordTextLimit}`,
           );
         const channel = await resolveChannel(request, what);
-        const edited = await withRetries<Message>(what, () =>
+        const edited = await once<Message>(what, () =>
           channel.messages.edit(request.messageId, { content: request.text }),
         );
         sentNow();
@@ -658,13 +662,13 @@ export function createDiscordChannel(
         ensureRunning(what);
         const channel = await resolveChannel(target, what);
         // The indicator is refreshed every few seconds anyway: never wait on a rate limit for it.
-        await withRetries(what, () => channel.sendTyping(), 0);
+        await once(what, () => channel.sendTyping());
       },
       async react(target) {
         const what = `react to discord message ${target.messageId}`;
         ensureRunning(what);
         const channel = await resolveChannel(target, what);
-        await withRetries(what, () => channel.messages.react(target.messageId, target.emoji));
+        await once(what, () => channel.messages.react(target.messageId, target.emoji));
       },
       async stop() {
         stopped = true;

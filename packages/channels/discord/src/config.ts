@@ -29,9 +29,9 @@ export interface DiscordGuildConfig {
   readonly users?: readonly string[];
 }
 
-/** How the REST client's rate-limit retries are bounded. */
+/** How rate-limited sends are retried (by the gateway; the REST client makes one attempt). */
 export interface DiscordRateLimitConfig {
-  /** Retries of one REST call that Discord answered with 429. Default 3. */
+  /** Retries of one send that Discord answered with 429 (attempts = this + 1). Default 3. */
   readonly maxRetries: number;
   /** The longest single wait accepted; a longer `retry-after` fails the call at once. Default 60. */
   readonly maxWaitSeconds: number;

@@ -26,7 +26,7 @@ export const discordChannelErrorCodes: Readonly<Record<DiscordChannelErrorCode, 
     'The REST API or the gateway could not be reached while starting (network error, timeout, HTTP 5xx, rate limit, no READY in time). Retryable: the gateway restarts the account with backoff.',
   DISCORD_NOT_CONNECTED: 'A send, edit, typing or reaction was asked of an account that was already stopped.',
   DISCORD_RATE_LIMITED:
-    'Discord kept answering 429 after the bounded retries (rateLimit.maxRetries), or asked to wait longer than rateLimit.maxWaitSeconds. Retryable later.',
+    'Discord answered 429, or the client would have to wait longer than rateLimit.maxWaitSeconds; `details.retryAfterMs` is the wait. Retryable: the gateway retries a send up to rateLimit.maxRetries times.',
   DISCORD_SEND_REJECTED:
     'Discord refused a send, edit, typing indicator or reaction for good (HTTP 400/403/404: missing permission, unknown channel or message, invalid body); the message carries Discord\u2019s own error code and text.',
   DISCORD_API_UNAVAILABLE:

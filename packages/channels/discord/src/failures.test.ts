@@ -1,6 +1,6 @@
 // Failures through the real discord.js against FakeDiscord: rate limits, bad and revoked
 // tokens, a missing privileged intent, gateway disconnects and resumes, several accounts.
-import { SwitchboardError } from '@switchboard/hooks';
+import { SwitchboardError, sendWithRetry } from '@switchboard/hooks';
 import { createFakeDiscord, type FakeDiscord } from '@switchboard/testkit/discord';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type StartedAccount, startAccount } from '../test/start-account.ts';
@@ -45,10 +45,26 @@ const text = (peerId: string, body: string) =>
   }) as const;
 
 describe('rate limits', () => {
+  it('makes one request on a 429 and fails retryable with the retry-after, never retrying itself', async () => {
+    const account = await start(fake);
+    fake.rateLimitNext({ count: 1, retryAfterSeconds: 0.05, method: 'POST', path: /\/messages$/ });
+    await expect(account.account.send(text(general, 'once'))).rejects.toMatchObject({
+      code: 'DISCORD_RATE_LIMITED',
+      retryable: true,
+      details: { retryAfterMs: expect.any(Number) },
+    });
+    const posts = fake.requests.filter(
+      (request) => request.method === 'POST' && request.path.endsWith('/messages'),
+    );
+    expect(posts.map((request) => request.status)).toEqual([429]);
+    expect(account.account.sendRetry).toEqual({ attempts: 4, maxWaitMs: 60_000 });
+  });
+
+  // Through sendWithRetry, the gateway's one retry layer, as every send goes.
   it('waits out a 429 and delivers, within the bounded retries', async () => {
     const account = await start(fake);
     fake.rateLimitNext({ count: 2, retryAfterSeconds: 0.05, method: 'POST', path: /\/messages$/ });
-    const result = await account.account.send(text(general, 'eventually'));
+    const result = await sendWithRetry(account.account, text(general, 'eventually'));
     expect(fake.botMessages(general).map((message) => message.content)).toEqual(['eventually']);
     expect(result.messageIds).toHaveLength(1);
     expect(fake.rateLimitedCount).toBe(2);
@@ -56,15 +72,15 @@ describe('rate limits', () => {
       (request) => request.method === 'POST' && request.path.endsWith('/messages'),
     );
     expect(posts.map((request) => request.status)).toEqual([429, 429, 200]);
-    expect(
-      account.logs.filter((line) => /rate limited by Discord; retrying/.test(line.message)),
-    ).toHaveLength(2);
+    expect(account.logs.filter((line) => /rate limited by Discord/.test(line.message))).toHaveLength(2);
   });
 
   it('gives up after rateLimit.maxRetries with a retryable error', async () => {
     const account = await start(fake, { config: { rateLimit: { maxRetries: 1 } } });
     fake.rateLimitNext({ count: 5, retryAfterSeconds: 0.02, method: 'POST', path: /\/messages$/ });
-    const failure = await account.account.send(text(general, 'never')).catch((error: unknown) => error);
+    const failure = await sendWithRetry(account.account, text(general, 'never')).catch(
+      (error: unknown) => error,
+    );
     expect(SwitchboardError.isInstance(failure)).toBe(true);
     expect(failure).toMatchObject({ code: 'DISCORD_RATE_LIMITED', retryable: true });
     expect(fake.rateLimitedCount).toBe(2);
