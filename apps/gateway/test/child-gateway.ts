@@ -33,6 +33,8 @@ export async function startChildGateway(options: {
   stateDirectory: string;
   token: string;
   environment?: NodeJS.ProcessEnv;
+  /** A built bundle to run (`dist/main.mjs`) instead of the TypeScript source. */
+  entry?: string;
 }): Promise<ChildGateway> {
   const output: string[] = [];
   let child: ChildProcess | undefined;
@@ -45,8 +47,7 @@ export async function startChildGateway(options: {
       const started = spawn(
         process.execPath,
         [
-          '--conditions=@switchboard/source',
-          mainPath,
+          ...(options.entry === undefined ? ['--conditions=@switchboard/source', mainPath] : [options.entry]),
           'gateway',
           'run',
           '--state-dir',
