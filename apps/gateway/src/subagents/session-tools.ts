@@ -4,6 +4,7 @@
 // `subagents.allowAgents` names that agent (decision 0017). `sessions_send` enters a turn in
 // the target session through the inbound journal (like a subagent announcement), so a crash
 // neither loses nor repeats it.
+import { createHash } from 'node:crypto';
 import { type AnyAgentTool, defineTool } from '@switchboard/core-loop';
 import type { SessionEntry, SessionStore } from '@switchboard/sessions';
 import { z } from 'zod';
@@ -119,6 +120,8 @@ export function sessionTools(
 ): AnyAgentTool[] {
   const { store, now } = dependencies;
   const { config } = scope;
+  /** How often this turn sent each (target, message): part of the send's idempotency key. */
+  const sends = new Map<string, number>();
 
   /** Resolves a key (or `main`) and checks the caller may see it. */
   async function target(
@@ -225,17 +228,22 @@ export function sessionTools(
       description:
         'Send a message into another session; its agent answers in a turn there. Waits for the reply up to timeoutSeconds (default 30; 0: do not wait).',
       parameters: sendParameters,
-      async execute(toolCallId, args) {
+      async execute(_id, args) {
         const runtime = dependencies.runtime();
         if (runtime === undefined) return answer({ error: 'the gateway is not running yet' }, true);
         const found = await target(args.sessionKey);
         if ('error' in found) return answer({ error: found.error }, true);
         if (found.session.key === scope.sessionKey)
           return answer({ error: 'sessions_send cannot send into your own session' }, true);
-        // Journaled under a key of the calling run and tool call: the target gets it once.
+        // Journaled under a key of the calling run and what it sends (and how often this turn
+        // sent it): when the run is resumed after a crash and sends the same again, the journal
+        // knows it, and the call waits for the first one's reply instead of sending twice.
+        const digest = createHash('sha256').update(`${found.session.key}\n${args.message}`).digest('hex');
+        const occurrence = (sends.get(digest) ?? 0) + 1;
+        sends.set(digest, occurrence);
         const admission = await runtime.inbound.submitRpc({
           message: agentMessageText(scope, args.message),
-          idempotencyKey: `session-send:${scope.runId}:${toolCallId}`,
+          idempotencyKey: `session-send:${scope.runId}:${digest.slice(0, 32)}:${occurrence}`,
           sessionKey: found.session.key,
           agentId: found.session.agentId,
           deliver: false,
