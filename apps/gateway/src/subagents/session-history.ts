@@ -12,7 +12,7 @@ export const historyLimits = {
 } as const;
 
 /** One message as the history tools show it. */
-export interface HistoryMessage {
+interface HistoryMessage {
   readonly sequence: number;
   readonly role: Message['role'];
   readonly timestamp: number;

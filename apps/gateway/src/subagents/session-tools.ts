@@ -96,7 +96,7 @@ function iso(time: number | undefined): string | undefined {
 }
 
 /** The reply text of a run's final, and how it ended. */
-export function replyOf(final: RunFinal): { status: 'ok' | 'error'; reply?: string; error?: string } {
+function replyOf(final: RunFinal): { status: 'ok' | 'error'; reply?: string; error?: string } {
   const payload = (final.payload ?? {}) as {
     status?: string;
     result?: { payloads?: Array<{ text?: string }> };
@@ -110,7 +110,7 @@ export function replyOf(final: RunFinal): { status: 'ok' | 'error'; reply?: stri
 }
 
 /** The text the target session's agent reads: marked as internal, never a directive. */
-export function agentMessageText(from: { sessionKey: string; agentId: string }, message: string): string {
+function agentMessageText(from: { sessionKey: string; agentId: string }, message: string): string {
   return `[Message from session ${from.sessionKey} (agent ${from.agentId}): internal, not from the user. Your reply goes back to it.]\n${message}`;
 }
 
