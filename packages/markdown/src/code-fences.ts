@@ -2,7 +2,7 @@
 // parse as the renderers: what a chunker needs to never cut a code block except by closing
 // it and reopening it (with its language) in the next piece.
 import type { Code, Nodes } from 'mdast';
-import { parseTree } from './parse.ts';
+import { parseBlocks } from './parse.ts';
 
 /** One fenced code block, in character offsets of the text it was found in. */
 export interface CodeFence {
@@ -33,6 +33,8 @@ const markerPattern = /^(`{3,}|~{3,})/;
  * left out: reopening it would need the quote's `>` prefix). Indented code is not fenced.
  */
 export function findCodeFences(text: string): CodeFence[] {
+  // A fence needs three backticks or tildes in a row: most chat text has none, and needs no parse.
+  if (!text.includes('```') && !text.includes('~~~')) return [];
   const fences: CodeFence[] = [];
   const visit = (node: Nodes): void => {
     if (node.type === 'code') {
@@ -43,7 +45,7 @@ export function findCodeFences(text: string): CodeFence[] {
     if (node.type === 'blockquote') return;
     if ('children' in node) for (const child of node.children) visit(child);
   };
-  visit(parseTree(text));
+  visit(parseBlocks(text));
   return fences;
 }
 

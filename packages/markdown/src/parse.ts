@@ -37,6 +37,29 @@ export function parseTree(text: string): Root {
   });
 }
 
+/** The inline constructs a block-only parse leaves out (their text stays plain text). */
+const inlineConstructs: string[] = [
+  'attention',
+  'autolink',
+  'characterEscape',
+  'characterReference',
+  'codeText',
+  'hardBreakEscape',
+  'htmlText',
+  'labelEnd',
+  'labelStartImage',
+  'labelStartLink',
+];
+
+/**
+ * The block structure of `text` (paragraphs, lists, quotes, code, HTML blocks), without
+ * reading inline Markdown, which never changes where a block starts or ends: for the
+ * chunkers, which parse on every streamed delta and only need the code blocks.
+ */
+export function parseBlocks(text: string): Root {
+  return fromMarkdown(text, { extensions: [{ disable: { null: inlineConstructs } }] });
+}
+
 function collectDefinitions(node: Nodes, into: Map<string, Definition>): void {
   if (node.type === 'definition') {
     if (!into.has(node.identifier)) into.set(node.identifier, node);

@@ -32,6 +32,19 @@ describe('parseFenceSpans', () => {
     expect(isSafeBreak(parseFenceSpans(text), text.length)).toBe(false);
   });
 
+  it('agrees with the renderers: a backtick in the info string opens nothing, a list item ends its fence', () => {
+    expect(parseFenceSpans('```a`b\nnot code\n```')).toHaveLength(1);
+    expect(parseFenceSpans('```a`b\nnot code\n```')[0]?.start).toBe(16);
+    const text = '- item\n  ```js\n  x()\nafter the list';
+    const [span] = parseFenceSpans(text);
+    expect(span).toMatchObject({ openLine: '  ```js', indent: '  ', marker: '```' });
+    // No closing line: the item (and its fence) ended where the unindented paragraph starts.
+    expect(text.slice(span?.closeStart)).toBe('\nafter the list');
+    expect(isSafeBreak(parseFenceSpans(text), text.indexOf('after'))).toBe(true);
+    // A fence inside a quote is not reopened by the chunker (it would need the quote's prefix).
+    expect(parseFenceSpans('> ```\n> code\n> ```')).toEqual([]);
+  });
+
   it('a break is safe unless strictly inside a fence', () => {
     const text = 'ab\n```\nx\n```\ncd';
     const spans = parseFenceSpans(text);

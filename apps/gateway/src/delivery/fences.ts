@@ -1,89 +1,21 @@
 /**
  * The Markdown code-fence model shared by the block chunker and the outbound chunker.
  *
- * A line with at most three spaces of indent followed by three or more backticks or tildes
- * opens a fence. The fence is closed by a later line (same indent limit) made of the same
- * marker character, at least as long as the opening run, followed only by whitespace.
- * A fence that is never closed runs to the end of the text.
+ * The fences come from @switchboard/markdown's parse (mdast, CommonMark + GFM), the same
+ * tree the channel renderers read, so the chunker and the renderers agree on where a code
+ * block starts and ends: an info string with a backtick does not open a fence, a fence in a
+ * list item ends with its item, a fence that is never closed runs to the end of the text.
  */
+import { type CodeFence, findCodeFences } from '@switchboard/markdown';
 
 /** One fenced code block inside a text, in character offsets of that text. */
-export interface FenceSpan {
-  /** Offset of the first character of the opening line. */
-  readonly start: number;
-  /** Offset of the newline that ends the opening line (the text length if there is none). */
-  readonly openLineEnd: number;
-  /** Offset of the first character of the closing line, or -1 when the fence is unclosed. */
-  readonly closeStart: number;
-  /** Offset just past the closing line (its newline excluded), or the text length when unclosed. */
-  readonly end: number;
-  /** The opening line verbatim: indent, marker and info string (language tag). */
-  readonly openLine: string;
-  /** The opening line's indent (spaces only). */
-  readonly indent: string;
-  /** The opening marker run, for example "```" or "~~~~". */
-  readonly marker: string;
-}
+export type FenceSpan = CodeFence;
 
-const backtick = 96;
-const tilde = 126;
 const space = 32;
 
-/** Finds every fenced code block of `text`, in order. One pass over the text. */
+/** Finds every fenced code block of `text`, in order. */
 export function parseFenceSpans(text: string): FenceSpan[] {
-  const spans: FenceSpan[] = [];
-  const length = text.length;
-  let open: {
-    start: number;
-    openLineEnd: number;
-    char: number;
-    runLength: number;
-    markerStart: number;
-  } | null = null;
-  let lineStart = 0;
-  while (lineStart <= length) {
-    let lineEnd = text.indexOf('\n', lineStart);
-    if (lineEnd === -1) lineEnd = length;
-    let index = lineStart;
-    while (index < lineEnd && index - lineStart < 4 && text.charCodeAt(index) === space) index++;
-    if (index - lineStart <= 3) {
-      const char = text.charCodeAt(index);
-      if (char === backtick || char === tilde) {
-        let runEnd = index;
-        while (runEnd < lineEnd && text.charCodeAt(runEnd) === char) runEnd++;
-        const runLength = runEnd - index;
-        if (runLength >= 3) {
-          if (open === null) {
-            open = { start: lineStart, openLineEnd: lineEnd, char, runLength, markerStart: index };
-          } else if (char === open.char && runLength >= open.runLength && isBlank(text, runEnd, lineEnd)) {
-            spans.push(toSpan(text, open, lineStart, lineEnd));
-            open = null;
-          }
-        }
-      }
-    }
-    if (lineEnd === length) break;
-    lineStart = lineEnd + 1;
-  }
-  if (open !== null) spans.push(toSpan(text, open, -1, length));
-  return spans;
-}
-
-function toSpan(
-  text: string,
-  open: { start: number; openLineEnd: number; runLength: number; markerStart: number },
-  closeStart: number,
-  end: number,
-): FenceSpan {
-  return {
-    start: open.start,
-    openLineEnd: open.openLineEnd,
-    closeStart,
-    end,
-    openLine: text.slice(open.start, open.openLineEnd),
-    indent: text.slice(open.start, open.markerStart),
-    marker: text.slice(open.markerStart, open.markerStart + open.runLength),
-  };
+  return findCodeFences(text);
 }
 
 /**
