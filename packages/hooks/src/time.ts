@@ -51,9 +51,10 @@ export async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 /**
  * A {@link Sleep} on the given timers, for code that takes injected timers: resolves when the
- * timer fires, rejects with the signal's reason (and clears the timer) when it aborts.
+ * timer fires, rejects with the signal's reason (and clears the timer) when it aborts. Only
+ * the timer half of {@link Timers} is needed.
  */
-export function sleepOn(timers: Timers): Sleep {
+export function sleepOn(timers: Pick<Timers, 'setTimeout' | 'clearTimeout'>): Sleep {
   return (ms, signal) =>
     new Promise<void>((resolve, reject) => {
       if (signal?.aborted === true) {

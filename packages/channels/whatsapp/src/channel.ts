@@ -1,9 +1,10 @@
 // createWhatsAppChannel: the WhatsApp channel plugin, with the transport chosen per account.
-import type {
-  ChannelAccount,
-  ChannelCapabilities,
-  ChannelPlugin,
-  ChannelStartContext,
+import {
+  type ChannelAccount,
+  type ChannelCapabilities,
+  type ChannelPlugin,
+  type ChannelStartContext,
+  systemTimers,
 } from '@switchboard/hooks';
 import { normalizeAllowEntry } from './address.ts';
 import {
@@ -17,7 +18,7 @@ import { resolveSocketFactory } from './baileys/socket-factory.ts';
 import { startCloudAccount } from './cloud/account.ts';
 import { type WhatsAppAccountConfig, whatsappChannelConfig } from './config.ts';
 import { defaultRateLimitRetry, type RateLimitRetryPolicy } from './retry.ts';
-import { systemTimers, type Timers } from './timers.ts';
+import type { Timers } from './timers.ts';
 
 /** WhatsApp's limit is 4096 characters (Cloud API); 4000 leaves room, as OpenClaw does. */
 export const whatsappTextLimit = 4000;
@@ -47,7 +48,7 @@ export interface WhatsAppChannelOptions {
   readonly now?: () => number;
   /** Jitter of the reconnect backoff. Default: `Math.random`. */
   readonly random?: () => number;
-  /** Waits for rate-limited sends inside one `send`. */
+  /** How the gateway retries a rate-limited send (attempts, the wait when WhatsApp gives none, the longest wait). */
   readonly rateLimitRetry?: RateLimitRetryPolicy;
   /**
    * Read for the test-only socket factory (`SWITCHBOARD_WHATSAPP_TEST_SOCKET_FACTORY` with
@@ -78,7 +79,6 @@ export function createWhatsAppChannel(
       if (context.account.transport === 'cloud') {
         return startCloudAccount(context, {
           fetch: options.fetch ?? fetch,
-          timers,
           now: options.now ?? Date.now,
           textLimit: whatsappTextLimit,
           rateLimitRetry,

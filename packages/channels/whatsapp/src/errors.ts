@@ -24,7 +24,7 @@ export const whatsappErrorCodes: Readonly<Record<WhatsAppErrorCode, string>> & E
   WHATSAPP_LOGGED_OUT:
     'The phone removed this linked device (disconnect reason 401): the account stopped and must be linked again by scanning a new QR code; not retryable.',
   WHATSAPP_RATE_LIMITED:
-    'WhatsApp refused a send with a rate limit (Baileys 429 rate-overlimit, Graph 130429/131056/80007) and the retries allowed were used up; retryable.',
+    'WhatsApp refused a send with a rate limit (Baileys 429 rate-overlimit, Graph 130429/131056/80007); `details.retryAfterMs` is the wait. Retryable: the gateway retries the send within rateLimitRetry.',
   WHATSAPP_SEND_FAILED: 'WhatsApp refused a send for another reason; the message carries the platform error.',
   WHATSAPP_OUTSIDE_SERVICE_WINDOW:
     'The Cloud API refused a free-form message because the user has not written in the last 24 hours (Graph error 131047); only template messages may be sent until they write again; not retryable.',

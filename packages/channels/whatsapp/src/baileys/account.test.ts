@@ -3,7 +3,7 @@
 // FakeWhatsApp world over 127.0.0.1.
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ChannelAccount, InboundMessage } from '@switchboard/hooks';
+import { type ChannelAccount, type InboundMessage, sendWithRetry } from '@switchboard/hooks';
 import { createFakeWhatsApp, type FakeWhatsApp, type FakeWhatsAppUser } from '@switchboard/testkit/whatsapp';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createManualTimers, createTestContext, type TestContext } from '../../test/start-context.ts';
@@ -341,10 +341,24 @@ describe('outbound', () => {
     expect(await world.sentMedia(messageIds[1]!)).toEqual(png);
   });
 
+  it('makes one attempt on a rate limit and fails retryable with the wait, never retrying itself', async () => {
+    const { account } = await startAccount();
+    world.rateLimitNextSends(1, 0.02);
+    await expect(account.send(text(alice.id, 'once'))).rejects.toMatchObject({
+      code: 'WHATSAPP_RATE_LIMITED',
+      retryable: true,
+      details: { retryAfterMs: 20 },
+    });
+    expect(world.rateLimitedSends()).toBe(1);
+    expect(world.sent(alice.id)).toEqual([]);
+    expect(account.sendRetry).toEqual({ attempts: 4, maxWaitMs: 30_000 });
+  });
+
+  // Through sendWithRetry, the gateway's one retry layer, as every send goes.
   it('waits out a rate limit (429 rate-overlimit) and delivers', async () => {
     const { account } = await startAccount();
     world.rateLimitNextSends(2, 0.02);
-    const { messageIds } = await account.send(text(alice.id, 'eventually'));
+    const { messageIds } = await sendWithRetry(account, text(alice.id, 'eventually'));
     expect(world.rateLimitedSends()).toBe(2);
     expect(world.sent(alice.id).map((message) => message.id)).toEqual(messageIds);
   });
@@ -355,9 +369,9 @@ describe('outbound', () => {
       { rateLimitRetry: { maxAttempts: 2, defaultWaitMs: 10, maxWaitMs: 50 } },
     );
     world.rateLimitNextSends(5, 0.01);
-    const error = (await account
-      .send(text(alice.id, 'too fast'))
-      .catch((caught: unknown) => caught)) as WhatsAppError;
+    const error = (await sendWithRetry(account, text(alice.id, 'too fast')).catch(
+      (caught: unknown) => caught,
+    )) as WhatsAppError;
     expect(error.code).toBe('WHATSAPP_RATE_LIMITED');
     expect(error.retryable).toBe(true);
     expect(world.rateLimitedSends()).toBe(2);

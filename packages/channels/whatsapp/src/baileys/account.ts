@@ -1,15 +1,17 @@
 // One WhatsApp account on the `baileys` transport: a personal number as a linked device.
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type {
-  ChannelAccount,
-  ChannelStartContext,
-  ConversationTarget,
-  InboundMedia,
-  InboundMessage,
-  OutboundMedia,
-  OutboundMessage,
-  Peer,
+import {
+  backoffDelay,
+  type ChannelAccount,
+  type ChannelStartContext,
+  type ConversationTarget,
+  type InboundMedia,
+  type InboundMessage,
+  type OutboundMedia,
+  type OutboundMessage,
+  type Peer,
+  sleepOn,
 } from '@switchboard/hooks';
 import {
   type AnyMessageContent,
@@ -24,9 +26,14 @@ import type { WhatsAppAccountConfig } from '../config.ts';
 import { WhatsAppError } from '../errors.ts';
 import { markdownToWhatsApp, renderWhatsAppMessages } from '../format.ts';
 import { checkMediaSize, saveInboundMedia } from '../media.ts';
-import { type RateLimitRetryPolicy, withRateLimitRetry } from '../retry.ts';
+import {
+  classifyingRateLimits,
+  permanentAfterPartialDelivery,
+  type RateLimitRetryPolicy,
+  sendRetryOf,
+} from '../retry.ts';
 import { createStatusReporter } from '../status.ts';
-import { sleep, type Timers } from '../timers.ts';
+import type { Timers } from '../timers.ts';
 import { openAuthStore } from './auth-state.ts';
 import {
   type BaileysConnectionState,
@@ -265,7 +272,9 @@ export async function startBaileysAccount(
           });
           return undefined;
         }
-        await sleep(timers, 500 * 2 ** (attempt - 1), context.signal).catch(() => undefined);
+        await sleepOn(timers)(backoffDelay({ attempt, baseMs: 500, capMs: 30_000 }), context.signal).catch(
+          () => undefined,
+        );
       }
     }
   };
@@ -357,13 +366,13 @@ export async function startBaileysAccount(
   const sendOne = async (jid: string, content: AnyMessageContent, quoted: WAMessage | undefined) => {
     let sent: WAMessage | undefined;
     try {
-      sent = await withRateLimitRetry(
+      sent = await classifyingRateLimits(
         async () => {
           const socket = await supervisor.waitForOpen(account.sendTimeoutMs);
           return socket.sendMessage(jid, content, quoted === undefined ? {} : { quoted });
         },
         classifySendError,
-        { timers, policy: dependencies.rateLimitRetry, signal: context.signal, what: `a message to ${jid}` },
+        { policy: dependencies.rateLimitRetry, what: `a message to ${jid}` },
       );
     } catch (error) {
       throw toSendError(error, jid);
@@ -426,9 +435,13 @@ export async function startBaileysAccount(
     }
   };
 
-  const send = async (message: OutboundMessage) => {
-    const jid = targetJid(message.peer);
+  const send = (message: OutboundMessage) => {
     const ids: string[] = [];
+    return permanentAfterPartialDelivery(ids, () => sendInto(message, ids));
+  };
+
+  const sendInto = async (message: OutboundMessage, ids: string[]) => {
+    const jid = targetJid(message.peer);
     let quoted =
       message.replyToMessageId === undefined ? undefined : quotedFor(jid, message.replyToMessageId);
     if (message.kind === 'text') {
@@ -532,6 +545,8 @@ export async function startBaileysAccount(
 
   return {
     send,
+    // Retried by the gateway (decision 0023): a rate limit carries WhatsApp's wait.
+    sendRetry: sendRetryOf(dependencies.rateLimitRetry),
     typing,
     stopTyping,
     async stop() {

@@ -1,7 +1,7 @@
 // The cloud transport end to end: the account's webhook route served on 127.0.0.1, testkit's
 // FakeWhatsAppCloud sending signed webhooks to it and answering its Graph API calls.
 import { readFileSync, statSync } from 'node:fs';
-import type { ChannelAccount } from '@switchboard/hooks';
+import { type ChannelAccount, sendWithRetry } from '@switchboard/hooks';
 import { createFakeWhatsAppCloud, type FakeWhatsAppCloud } from '@switchboard/testkit/whatsapp';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../../test/start-context.ts';
@@ -291,7 +291,7 @@ describe('sending through the Graph API', () => {
     const { account } = await startCloud();
     await cloud.sendText(alice, 'hi');
     cloud.rateLimitNextSends(1, 0.02);
-    const { messageIds } = await account.send(text('+15551230001', 'after the limit'));
+    const { messageIds } = await sendWithRetry(account, text('+15551230001', 'after the limit'));
     expect(cloud.rateLimitedSends()).toBe(1);
     expect(cloud.sent('+15551230001').map((message) => message.id)).toEqual(messageIds);
   });

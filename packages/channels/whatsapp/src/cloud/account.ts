@@ -18,9 +18,13 @@ import type { WhatsAppAccountConfig } from '../config.ts';
 import { WhatsAppError } from '../errors.ts';
 import { markdownToWhatsApp, renderWhatsAppMessages } from '../format.ts';
 import { checkMediaSize, saveInboundMedia } from '../media.ts';
-import { type RateLimitRetryPolicy, withRateLimitRetry } from '../retry.ts';
+import {
+  classifyingRateLimits,
+  permanentAfterPartialDelivery,
+  type RateLimitRetryPolicy,
+  sendRetryOf,
+} from '../retry.ts';
 import { createStatusReporter } from '../status.ts';
-import type { Timers } from '../timers.ts';
 import { createGraphClient, GraphRequestError, toWhatsAppError } from './graph.ts';
 import {
   answerVerification,
@@ -35,7 +39,6 @@ import {
 
 export interface CloudAccountDependencies {
   readonly fetch: typeof fetch;
-  readonly timers: Timers;
   readonly now: () => number;
   readonly textLimit: number;
   readonly rateLimitRetry: RateLimitRetryPolicy;
@@ -58,7 +61,7 @@ export async function startCloudAccount(
   dependencies: CloudAccountDependencies,
 ): Promise<ChannelAccount> {
   const { account, logger } = context;
-  const { timers, now } = dependencies;
+  const { now } = dependencies;
   const phoneNumberId = account.phoneNumberId ?? '';
   const status = createStatusReporter(context.setStatus);
   const graph = createGraphClient({
@@ -310,7 +313,7 @@ export async function startCloudAccount(
 
   const post = async (payload: Record<string, unknown>, what: string): Promise<string> => {
     try {
-      const id = await withRateLimitRetry(
+      const id = await classifyingRateLimits(
         () => graph.sendMessage(payload),
         (error) =>
           error instanceof GraphRequestError && error.rateLimited
@@ -319,7 +322,7 @@ export async function startCloudAccount(
                 ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }),
               }
             : { rateLimited: false },
-        { timers, policy: dependencies.rateLimitRetry, signal: context.signal, what },
+        { policy: dependencies.rateLimitRetry, what },
       );
       remember(id);
       return id;
@@ -358,10 +361,14 @@ export async function startCloudAccount(
     };
   };
 
-  const send = async (message: OutboundMessage) => {
+  const send = (message: OutboundMessage) => {
+    const ids: string[] = [];
+    return permanentAfterPartialDelivery(ids, () => sendInto(message, ids));
+  };
+
+  const sendInto = async (message: OutboundMessage, ids: string[]) => {
     const target = address(message);
     const what = `a message to ${message.peer.id}`;
-    const ids: string[] = [];
     let context_ =
       message.replyToMessageId === undefined ? undefined : { message_id: message.replyToMessageId };
     if (message.kind === 'text') {
@@ -433,6 +440,8 @@ export async function startCloudAccount(
 
   return {
     send,
+    // Retried by the gateway (decision 0023): a rate limit carries WhatsApp's wait.
+    sendRetry: sendRetryOf(dependencies.rateLimitRetry),
     typing,
     async stop() {
       status.set({ state: 'stopped' });
