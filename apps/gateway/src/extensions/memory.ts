@@ -71,7 +71,19 @@ function merge(
   };
 }
 
+/** Resolved once per config object (a reload makes a new one): turns read it on every turn. */
+const resolvedConfigs = new WeakMap<GatewayConfig, ResolvedMemoryConfig>();
+
 function resolveMemoryConfig(config: GatewayConfig): ResolvedMemoryConfig {
+  let resolved = resolvedConfigs.get(config);
+  if (resolved === undefined) {
+    resolved = resolveMemoryConfigOnce(config);
+    resolvedConfigs.set(config, resolved);
+  }
+  return resolved;
+}
+
+function resolveMemoryConfigOnce(config: GatewayConfig): ResolvedMemoryConfig {
   const search = merge(config.agents.defaults.memorySearch, config.memory?.search);
   const hybrid = search.query?.hybrid;
   const defaults = defaultSearchSettings;

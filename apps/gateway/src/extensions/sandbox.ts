@@ -23,10 +23,24 @@ import { createHostExecTool } from '../tools/exec.ts';
 import { createExecApprovals, type ExecApprovalDecision } from '../tools/exec-approvals.ts';
 import type { GatewayExtension } from './extension.ts';
 
+/** Policies resolved once per config object (a reload makes a new one) and agent. */
+const resolvedPolicies = new WeakMap<GatewayConfig, Map<string, SandboxPolicy>>();
+
 /** The agent's sandbox policy: its own `sandbox` section over `agents.defaults.sandbox`. */
 function sandboxPolicyOf(config: GatewayConfig, agentId: string): SandboxPolicy {
-  const own = config.agents.list?.find((agent) => agent.id.toLowerCase() === agentId.toLowerCase())?.sandbox;
-  return resolveSandboxPolicy(config.agents.defaults.sandbox, own);
+  let policies = resolvedPolicies.get(config);
+  if (policies === undefined) {
+    policies = new Map();
+    resolvedPolicies.set(config, policies);
+  }
+  const key = agentId.toLowerCase();
+  let policy = policies.get(key);
+  if (policy === undefined) {
+    const own = config.agents.list?.find((agent) => agent.id.toLowerCase() === key)?.sandbox;
+    policy = resolveSandboxPolicy(config.agents.defaults.sandbox, own);
+    policies.set(key, policy);
+  }
+  return policy;
 }
 
 function agentIds(config: GatewayConfig): string[] {

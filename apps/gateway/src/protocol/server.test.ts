@@ -77,6 +77,28 @@ afterEach(async () => {
 });
 
 describe('protocol server', () => {
+  it('broadcasts one payload to every allowed connection, each with its own frame seq', async () => {
+    const { server, url } = await startServer();
+    const reader = (await connectClient(url, { token, scopes: ['operator.read'] })).client;
+    const other = (await connectClient(url, { token, scopes: ['operator.read'] })).client;
+    const connected = await connectClient(url, { token, scopes: ['operator.pairing'] });
+    expect(connected.hello.ok).toBe(true);
+    const outsider = connected.client;
+    const payload = { runId: 'r1', text: 'quote " and \u2028 and ünïcode', nested: { list: [1, null] } };
+    // Every connection has had the hello and tick frames: the seq continues each one's own count.
+    server.broadcast('warm', {}, { scope: 'none' });
+    server.broadcast('agent', payload);
+    for (const client of [reader, other]) {
+      const frame = await client.waitForEvent((event) => event.event === 'agent');
+      expect(frame.payload).toEqual(payload);
+      const warm = client.events.find((event) => event.event === 'warm');
+      expect(frame.seq).toBe((warm?.seq ?? 0) + 1);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(outsider.events.some((event) => event.event === 'agent')).toBe(false);
+    for (const client of [reader, other, outsider]) client.close();
+  });
+
   it('sends a challenge, then answers connect with hello-ok', async () => {
     const { url } = await startServer();
     const { client, hello } = await connectClient(url, { token, scopes: ['operator.read'] });

@@ -213,6 +213,11 @@ export function createProtocolServer(options: ProtocolServerOptions): ProtocolSe
   };
 
   function send(connection: Connection, frame: unknown): void {
+    sendText(connection, JSON.stringify(frame));
+  }
+
+  /** Sends an already serialized frame. */
+  function sendText(connection: Connection, text: string): void {
     const socket = connection.socket;
     if (socket.readyState !== WebSocket.OPEN) return;
     if (socket.bufferedAmount > maxBufferedBytes) {
@@ -225,7 +230,7 @@ export function createProtocolServer(options: ProtocolServerOptions): ProtocolSe
       raw.cork();
       corked.add(raw);
     }
-    socket.send(JSON.stringify(frame));
+    socket.send(text);
   }
 
   function respond(
@@ -241,6 +246,14 @@ export function createProtocolServer(options: ProtocolServerOptions): ProtocolSe
   function sendEvent(connection: Connection, event: string, payload: unknown): void {
     connection.eventSequence += 1;
     send(connection, { type: 'event', event, payload, seq: connection.eventSequence });
+  }
+
+  /**
+   * The same event to many connections: the payload is serialized once and only the
+   * per-connection `seq` differs (the frame's keys keep sendEvent's order).
+   */
+  function eventFrameHead(event: string, payload: unknown): string {
+    return `{"type":"event","event":${JSON.stringify(event)},"payload":${JSON.stringify(payload) ?? 'null'},"seq":`;
   }
 
   function fail(
@@ -507,12 +520,15 @@ export function createProtocolServer(options: ProtocolServerOptions): ProtocolSe
     },
     broadcast(event, payload, filter = {}) {
       const scope = filter.scope ?? 'operator.read';
+      let head: string | undefined;
       for (const connection of connections) {
         const info = connection.info;
         if (info === undefined) continue;
         if (scope !== 'none' && !info.scopes.has(scope)) continue;
         if (filter.capability !== undefined && !info.capabilities.has(filter.capability)) continue;
-        sendEvent(connection, event, payload);
+        head ??= eventFrameHead(event, payload);
+        connection.eventSequence += 1;
+        sendText(connection, `${head}${connection.eventSequence}}`);
       }
     },
     connectionCount: authenticatedCount,
