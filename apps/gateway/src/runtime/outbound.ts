@@ -1,5 +1,6 @@
 import {
   type ChannelAccount,
+  type ChannelAccountStatus,
   defaultSendRetry,
   type HookRunner,
   type Logger,
@@ -12,7 +13,6 @@ import {
 } from '@switchboard/hooks';
 import type { SessionStore } from '@switchboard/sessions';
 import { GatewayError } from '../protocol/errors.ts';
-import type { ChannelManager } from './channels.ts';
 import { crashPoint } from './crash-points.ts';
 
 export type OutboundResult =
@@ -30,6 +30,18 @@ export interface OutboundOptions {
 
 export type SendOutbound = (message: OutboundMessage, options?: OutboundOptions) => Promise<OutboundResult>;
 
+/**
+ * What the outbound path needs of the channel manager: the account a message goes out on.
+ * Contract: `running` is set once the account's `start` resolved and cleared when it stops;
+ * `status` is its latest snapshot (named in the error when it is not running).
+ */
+interface OutboundAccounts {
+  account(
+    channel: string,
+    accountId: string,
+  ): { readonly running: ChannelAccount | undefined; readonly status: ChannelAccountStatus } | undefined;
+}
+
 export interface OutboundDependencies {
   /** Waits between send attempts; injectable so tests do not sleep. Must reject when the signal aborts. */
   readonly sleep?: Sleep;
@@ -39,7 +51,8 @@ export interface OutboundDependencies {
    */
   readonly maxSendAttempts?: number;
   readonly hooks: HookRunner;
-  readonly channels: Pick<ChannelManager, 'account'>;
+  /** Where the running accounts are: the channel manager. */
+  readonly channels: OutboundAccounts;
   readonly store: SessionStore;
   readonly logger: Logger;
   readonly now: () => number;
