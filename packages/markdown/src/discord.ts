@@ -9,10 +9,15 @@ import { type MarkdownDocument, parseMarkdown } from './parse.ts';
 function replacement(document: MarkdownDocument, block: RootContent): string | undefined {
   if (block.type === 'table') return `\`\`\`\n${tableSourceLines(document, block).join('\n')}\n\`\`\``;
   if (block.type === 'heading' && block.depth > 3) {
-    const first = block.children[0]?.position?.start.offset;
-    const last = block.children.at(-1)?.position?.end.offset;
-    if (first === undefined || last === undefined) return '';
-    return `**${document.source.slice(first, last)}**`;
+    const start = block.position?.start.offset;
+    const end = block.position?.end.offset;
+    if (start === undefined || end === undefined) return undefined;
+    const content = document.source
+      .slice(start, end)
+      .replace(/^ {0,3}#{4,6}[ \t]*/, '')
+      .replace(/[ \t]+#+[ \t]*$/, '')
+      .trim();
+    return content === '' ? '' : `**${content}**`;
   }
   return undefined;
 }

@@ -177,7 +177,9 @@ function renderPhrasing(
 /** How a link node was written, read from the character at its start. */
 export function linkKind(document: MarkdownDocument, node: Nodes): LinkKind {
   const offset = node.position?.start.offset;
-  const first = offset === undefined ? '[' : document.source[offset];
+  // GFM's autolink literal transform leaves the links it finds (`www.…`) without a position.
+  if (offset === undefined) return 'literal';
+  const first = document.source[offset];
   if (first === '[') return 'link';
   return first === '<' ? 'autolink' : 'literal';
 }

@@ -38,7 +38,8 @@ const slackDialect: MarkupDialect = {
   link(url, _label, plainLabel, kind) {
     if (kind === 'literal') return escapeMrkdwn(plainLabel);
     const safeUrl = url.replace(/\|/g, '%7C').replace(/>/g, '%3E').replace(/&/g, '&amp;');
-    const safeLabel = escapeMrkdwn(plainLabel.replace(/\|/g, '/')).trim();
+    // A label is one line (a quote's prefix must not land inside the token) without a `|`.
+    const safeLabel = escapeMrkdwn(plainLabel.replace(/\|/g, '/').replace(/\s+/g, ' ')).trim();
     return safeLabel === '' || safeLabel === safeUrl || plainLabel === url
       ? `<${safeUrl}>`
       : `<${safeUrl}|${safeLabel}>`;
