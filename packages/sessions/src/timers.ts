@@ -1,16 +1,7 @@
-/** A clock with timers, injectable so debounce behaviour is tested without sleeping. */
-export interface Timers {
-  now(): number;
-  setTimeout(callback: () => void, delayMs: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
+import type { Timers } from '@switchboard/hooks';
 
-/** The real clock and timers. */
-export const systemTimers: Timers = {
-  now: () => Date.now(),
-  setTimeout: (callback, delayMs) => setTimeout(callback, delayMs),
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
+export type { Timers } from '@switchboard/hooks';
+export { systemTimers } from '@switchboard/hooks';
 
 /** Timers driven by hand: time only moves when `advance` is called. */
 export interface ManualTimers extends Timers {

@@ -5,6 +5,7 @@
 // in 24 hours is refused with Graph error 131047.
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { sleep } from '@switchboard/hooks';
 import { TestkitError } from '../shared/errors.ts';
 import { closeServer, listenOnLoopback } from '../shared/http-server.ts';
 import { type ChangeSignal, createChangeSignal, sentLog } from './wait.ts';
@@ -223,7 +224,7 @@ export function createFakeWhatsAppCloud(options: FakeWhatsAppCloudOptions = {}):
       } catch {
         last = 0;
       }
-      if (attempt < retry.attempts) await new Promise((resolve) => setTimeout(resolve, retry.delayMs));
+      if (attempt < retry.attempts) await sleep(retry.delayMs);
     }
     return { status: last, attempts: retry.attempts };
   };
