@@ -4,6 +4,7 @@
  * state, the settings and the time, so tests never sleep.
  */
 import type { ModelError } from '@switchboard/core-loop';
+import { backoffDelay } from '@switchboard/hooks';
 import { z } from 'zod';
 import type { CooldownSettings } from './config.ts';
 import type { FailureWindow, ProfileFailureReason, ProfileRuntimeState, RecordedWindow } from './types.ts';
@@ -71,7 +72,8 @@ export function windowDurationMs(
   options: { readonly provider?: string | undefined; readonly retryAfterMs?: number | undefined } = {},
 ): number {
   const index = Math.max(1, Math.floor(step)) - 1;
-  const doubling = (base: number, max: number) => Math.min(max, base * 2 ** Math.min(index, 10));
+  const doubling = (base: number, max: number) =>
+    backoffDelay({ attempt: Math.min(index, 10) + 1, baseMs: base, capMs: max });
   switch (reason) {
     case 'billing': {
       const base =

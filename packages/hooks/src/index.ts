@@ -238,5 +238,6 @@ export {
   sleepOn,
   systemTimers,
   type Timers,
+  unreferencedTimers,
 } from './time.ts';
 export type { PluginTool, PluginToolFactory, ToolContext, ToolResult, ToolUpdateCallback } from './tool.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, sleep, sleepOn, systemTimers, type Timers } from './time.ts';
+import { backoffDelay, sleep, sleepOn, systemTimers, type Timers, unreferencedTimers } from './time.ts';
 
 function manualTimers(): Timers & { advance(ms: number): void; pending(): number } {
   let current = 0;
@@ -116,5 +116,22 @@ describe('systemTimers', () => {
     systemTimers.clearTimeout(handle);
     await new Promise<void>((resolve) => systemTimers.setTimeout(resolve, 20));
     expect(cleared).toBe(false);
+  });
+});
+
+describe('unreferencedTimers', () => {
+  it('fires a timer that does not hold the process, and cancels a cleared one', async () => {
+    let cleared = false;
+    const handle = unreferencedTimers.setTimeout(() => {
+      cleared = true;
+    }, 5);
+    unreferencedTimers.clearTimeout(handle);
+    const fired = await new Promise<boolean>((resolve) => {
+      const timer = unreferencedTimers.setTimeout(() => resolve(true), 10) as NodeJS.Timeout;
+      expect(timer.hasRef()).toBe(false);
+      // Something must keep the test alive meanwhile: the unreferenced timer will not.
+      setTimeout(() => resolve(false), 2_000);
+    });
+    expect([fired, cleared]).toEqual([true, false]);
   });
 });

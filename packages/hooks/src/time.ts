@@ -18,17 +18,27 @@ export interface Timers {
   clearTimeout(handle: unknown): void;
 }
 
-/** Node's clock and timers. Timers are unreferenced: a pending one never keeps the process alive. */
+/** Node's clock and timers. A pending timer keeps the process alive, as Node's own do. */
 export const systemTimers: Timers = {
+  now: () => Date.now(),
+  setTimeout: (callback, delayMs) => setTimeout(callback, delayMs),
+  clearTimeout(handle) {
+    if (handle !== undefined) clearTimeout(handle as NodeJS.Timeout);
+  },
+};
+
+/**
+ * Node's clock and timers, unreferenced: a pending timer never keeps the process alive. For
+ * background work that must not hold up an exit (a reconnect backoff, a typing lease).
+ */
+export const unreferencedTimers: Timers = {
   now: () => Date.now(),
   setTimeout(callback, delayMs) {
     const handle = setTimeout(callback, delayMs);
     handle.unref();
     return handle;
   },
-  clearTimeout(handle) {
-    if (handle !== undefined) clearTimeout(handle as NodeJS.Timeout);
-  },
+  clearTimeout: systemTimers.clearTimeout,
 };
 
 /** Waits `ms` milliseconds, or rejects with the signal's reason when it aborts. */
@@ -36,13 +46,13 @@ export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
 /**
  * Waits `ms` milliseconds on Node's timers (`node:timers/promises`); rejects with the
- * signal's reason when `signal` aborts first (at once when it already has). The timer is
- * unreferenced, so a pending sleep never keeps the process alive.
+ * signal's reason when `signal` aborts first (at once when it already has), clearing the
+ * timer. Abort a sleep you stop waiting for: a pending one keeps the process alive.
  */
 export async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   if (signal?.aborted === true) throw signal.reason;
   try {
-    await wait(Math.max(0, ms), undefined, signal === undefined ? { ref: false } : { ref: false, signal });
+    await wait(Math.max(0, ms), undefined, signal === undefined ? undefined : { signal });
   } catch (error) {
     // node:timers/promises rejects with an AbortError wrapping the reason; callers expect the reason.
     throw signal === undefined ? error : (signal.reason ?? error);

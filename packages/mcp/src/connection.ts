@@ -1,6 +1,6 @@
 // One MCP server: connecting with a deadline, its tool list, reconnecting with backoff, calls.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Logger } from '@switchboard/hooks';
+import { backoffDelay, type Logger } from '@switchboard/hooks';
 import { type McpServerConfig, type McpTransportKind, transportOf } from './config.ts';
 import { errorMessage, McpError, type McpErrorCode } from './errors.ts';
 import type { McpEvent } from './events.ts';
@@ -453,7 +453,7 @@ export class ServerConnection {
     this.#failures += 1;
     this.#state = 'failed';
     this.#error = { code, message };
-    const delay = Math.min(maxDelayMs, initialDelayMs * 2 ** Math.min(this.#failures - 1, 30));
+    const delay = backoffDelay({ attempt: this.#failures, baseMs: initialDelayMs, capMs: maxDelayMs });
     this.#nextRetryAt = now + delay;
     this.#clearRetry();
     this.#retryTimer = setTimeout(() => {

@@ -10,6 +10,7 @@
  * - Optional human delay: a random pause before each block except the first, never before finals.
  */
 
+import { sleepOn } from '@switchboard/hooks';
 import { assertInteger, DeliveryError } from './errors.ts';
 import {
   type DeliveryEventListener,
@@ -127,11 +128,7 @@ export function createDeliveryPipeline(options: DeliveryPipelineOptions): Delive
     emit({ type: 'suppressed', reason, kind: payload.kind, text: payload.text });
   }
 
-  function sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      timers.setTimeout(resolve, ms);
-    });
-  }
+  const sleep = sleepOn(timers);
 
   async function sendOne(payload: DeliveryPayload, key: string): Promise<void> {
     const index = sendIndex++;

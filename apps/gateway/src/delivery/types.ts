@@ -1,3 +1,4 @@
+import type { Timers } from '@switchboard/hooks';
 import type { DeliveryError } from './errors.ts';
 
 /** One outbound message: a streamed block or a final reply. */
@@ -36,11 +37,8 @@ export type DeliverySend = (
   context: DeliverySendContext,
 ) => Promise<DeliverySendOutcome> | DeliverySendOutcome;
 
-/** Timer functions, injectable so tests drive time by hand. */
-export interface DeliveryTimers {
-  setTimeout(callback: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
+/** Timer functions, injectable so tests drive time by hand: the timer half of the shared `Timers`. */
+export type DeliveryTimers = Pick<Timers, 'setTimeout' | 'clearTimeout'>;
 
 /** Why a piece of reply text was not sent. */
 export type SuppressionReason =
@@ -105,7 +103,4 @@ export type DeliveryEvent =
 
 export type DeliveryEventListener = (event: DeliveryEvent) => void;
 
-export const systemTimers: DeliveryTimers = {
-  setTimeout: (callback: () => void, ms: number): unknown => setTimeout(callback, ms),
-  clearTimeout: (handle: unknown): void => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
+export { systemTimers } from '@switchboard/hooks';

@@ -2,6 +2,7 @@ import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import {
+  backoffDelay,
   type ChannelAccessConfig,
   type ChannelAccount,
   type ChannelAccountStatus,
@@ -227,7 +228,7 @@ export function createChannelManager(options: ChannelManagerOptions): ChannelMan
       };
       logger.error('channel account failed to start', { error: message, fatal });
       if (fatal || stopping) return;
-      const delay = Math.min(maxMs, baseMs * 2 ** managed.restarts);
+      const delay = backoffDelay({ attempt: managed.restarts + 1, baseMs, capMs: maxMs });
       managed.restarts += 1;
       const timer = setTimeout(() => {
         timers.delete(timer);

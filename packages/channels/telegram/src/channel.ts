@@ -388,7 +388,9 @@ async function startAccount(
       controller.abort();
       if (poller !== undefined) {
         // A handler still waiting on the gateway must not hold shutdown for long.
-        await Promise.race([poller.done, systemSleep(10_000)]);
+        const giveUp = new AbortController();
+        await Promise.race([poller.done, systemSleep(10_000, giveUp.signal).catch(() => undefined)]);
+        giveUp.abort();
       }
       tokensInUse.delete(token);
       publish({ state: 'stopped' });

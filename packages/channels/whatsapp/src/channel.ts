@@ -4,7 +4,7 @@ import {
   type ChannelCapabilities,
   type ChannelPlugin,
   type ChannelStartContext,
-  systemTimers,
+  unreferencedTimers,
 } from '@switchboard/hooks';
 import { normalizeAllowEntry } from './address.ts';
 import {
@@ -67,7 +67,7 @@ export interface WhatsAppChannelOptions {
 export function createWhatsAppChannel(
   options: WhatsAppChannelOptions = {},
 ): ChannelPlugin<WhatsAppAccountConfig> {
-  const timers = options.timers ?? systemTimers;
+  const timers = options.timers ?? unreferencedTimers;
   const rateLimitRetry = options.rateLimitRetry ?? defaultRateLimitRetry;
   return {
     id: 'whatsapp',
