@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { sleep } from '@switchboard/hooks';
 
 /** A pids cgroup holding one sandboxed command: its processes can never exceed `pids.max`. */
 export interface PidsCgroup {
@@ -78,7 +79,7 @@ export function openPidsCgroups(cgroupRoot = '/sys/fs/cgroup'): PidsCgroups | un
                 removeBase();
                 return;
               }
-              await new Promise((resolve) => setTimeout(resolve, 20 * (attempt + 1)));
+              await sleep(20 * (attempt + 1));
             }
           }
         },

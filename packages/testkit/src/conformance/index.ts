@@ -3,6 +3,7 @@
 // fake; the gateway's tests provide the running gateway. Cases use node:assert, so they run
 // under any test runner.
 import assert from 'node:assert/strict';
+import { sleep } from '@switchboard/hooks';
 
 /** A conversation as the suite addresses it. */
 export interface ConformanceConversation {
@@ -141,7 +142,7 @@ export function conformanceAccess(driver: ChannelConformanceDriver): Record<stri
   };
 }
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const pause = (ms: number) => sleep(ms);
 
 /**
  * Resolves with the first reply in the conversation whose text matches `pattern`, waiting
