@@ -85,7 +85,8 @@ const sendBackoff = { baseMs: 500, capMs: 30_000 } as const;
  * classifies as retryable waits the platform's retry-after (or a backoff) and tries again, at
  * most `sendRetry.attempts` times in all. A permanent failure, the last attempt's failure, or
  * a retry-after above `sendRetry.maxWaitMs` is rethrown as the channel threw it. The gateway
- * composes this around every send; channel tests use it to check their classification.
+ * composes this around every send; channel tests use it to check their classification. A
+ * channel never calls it from its own code: that would nest the retries again.
  */
 export async function sendWithRetry(
   account: RetriedAccount,
