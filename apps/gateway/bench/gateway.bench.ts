@@ -253,6 +253,17 @@ async function stop(gateway: RunningGateway): Promise<void> {
   await exited;
 }
 
+/** Issue 28's targets, printed beside each figure: `[target ≤ 150 ms: missed]`. */
+function against(
+  value: number,
+  limit: number,
+  unit: string,
+  direction: 'at most' | 'at least' = 'at most',
+): string {
+  const met = direction === 'at most' ? value <= limit : value >= limit;
+  return `[target ${direction === 'at most' ? '≤' : '≥'} ${limit.toLocaleString('en')} ${unit}: ${met ? 'met' : 'missed'}]`;
+}
+
 const model = await startFakeModel();
 console.log(
   `Switchboard gateway bench (${source ? 'sources via type stripping' : 'built bundle'}${bare ? ', agent features off' : ''}), Node ${process.version}, fake model at zero latency in its own process`,
@@ -266,14 +277,14 @@ for (let round = 0; round < (quick ? 3 : 7); round += 1) {
   await stop(gateway);
 }
 console.log(
-  `cold start to first hello-ok: median ${median(starts).toFixed(0)} ms (runs: ${starts.map((value) => value.toFixed(0)).join(', ')})`,
+  `cold start to first hello-ok: median ${median(starts).toFixed(0)} ms (runs: ${starts.map((value) => value.toFixed(0)).join(', ')}) ${against(median(starts), 150, 'ms')}`,
 );
 
 const gateway = await startGateway(model.baseURL);
 const pid = gateway.child.pid!;
 await new Promise((resolve) => setTimeout(resolve, 1500));
 const idle = processStats(pid);
-console.log(`RSS idle: ${idle.rssMb.toFixed(1)} MB`);
+console.log(`RSS idle: ${idle.rssMb.toFixed(1)} MB ${against(idle.rssMb, 64, 'MB (no channels)')}`);
 if (process.env.BENCH_MEMORY_DETAIL !== undefined) {
   console.log(`  resident by mapping (MB): ${residentByMapping(pid)}`);
 }
@@ -293,7 +304,7 @@ for (let index = 0; index < latencyMessages; index += 1) {
 sent += latencyMessages;
 const cpuSequential = (processStats(pid).cpuMs - cpuBefore) / latencyMessages;
 console.log(
-  `latency (agent request → final), ${latencyMessages} messages one at a time: median ${median(latencies).toFixed(2)} ms, p99 ${percentile(latencies, 99).toFixed(2)} ms; gateway CPU ${cpuSequential.toFixed(2)} ms per message`,
+  `latency (agent request → final), ${latencyMessages} messages one at a time: median ${median(latencies).toFixed(2)} ms ${against(median(latencies), 2, 'ms')}, p99 ${percentile(latencies, 99).toFixed(2)} ms ${against(percentile(latencies, 99), 8, 'ms')}; gateway CPU ${cpuSequential.toFixed(2)} ms per message`,
 );
 
 // 3. Throughput with 50 concurrent sessions.
@@ -311,7 +322,26 @@ const seconds = (performance.now() - throughputStart) / 1000;
 sent += concurrentMessages;
 const cpuConcurrent = (processStats(pid).cpuMs - throughputCpu) / concurrentMessages;
 console.log(
-  `throughput, 50 concurrent sessions: ${(concurrentMessages / seconds).toFixed(0)} messages/s (${concurrentMessages} messages in ${seconds.toFixed(2)} s); gateway CPU ${cpuConcurrent.toFixed(2)} ms per message`,
+  `throughput, 50 concurrent sessions: ${(concurrentMessages / seconds).toFixed(0)} messages/s ${against(concurrentMessages / seconds, 1000, 'msg/s', 'at least')} (${concurrentMessages} messages in ${seconds.toFixed(2)} s); gateway CPU ${cpuConcurrent.toFixed(2)} ms per message ${against(cpuConcurrent, 1, 'ms')}`,
+);
+
+// 3b. Event fan-out: the same load from 50 operator connections, each running its own
+// session. Every connection with read scope receives every run's events (OpenClaw's clients
+// rely on it), so this is what 50 Control UI or WebChat tabs cost.
+const fanOutClients = await Promise.all(Array.from({ length: 49 }, () => connect(gateway.port)));
+const everyClient = [client, ...fanOutClients];
+const fanOutCpu = processStats(pid).cpuMs;
+await Promise.all(
+  everyClient.map(async (each, session) => {
+    for (let index = 0; index < perSession; index += 1)
+      await each.agent(`agent:main:fan-out-${session}`, `message ${index}`);
+  }),
+);
+sent += concurrentMessages;
+const cpuFanOut = (processStats(pid).cpuMs - fanOutCpu) / concurrentMessages;
+for (const each of fanOutClients) each.close();
+console.log(
+  `event fan-out, 50 connections each with its own session: gateway CPU ${cpuFanOut.toFixed(2)} ms per message, ${(cpuFanOut / cpuConcurrent).toFixed(2)}× one connection ${against(cpuFanOut / cpuConcurrent, 1.1, '×')}`,
 );
 
 // 4. RSS after 10,000 messages.
@@ -325,7 +355,10 @@ await Promise.all(
 );
 sent += remaining;
 await new Promise((resolve) => setTimeout(resolve, 1500));
-console.log(`RSS after ${sent.toLocaleString('en')} messages: ${processStats(pid).rssMb.toFixed(1)} MB`);
+const rssAfter = processStats(pid).rssMb;
+console.log(
+  `RSS after ${sent.toLocaleString('en')} messages: ${rssAfter.toFixed(1)} MB ${against(rssAfter, 150, 'MB right after 10,000 messages')}`,
+);
 if (process.env.BENCH_MEMORY_DETAIL !== undefined) {
   console.log(`  memory detail: ${JSON.stringify(await memoryDetail(gateway.port))}`);
   console.log(`  resident by mapping (MB): ${residentByMapping(pid)}`);

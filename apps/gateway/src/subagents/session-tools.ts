@@ -84,6 +84,9 @@ const statusParameters = z.object({
   sessionKey: z.string().min(1).optional().describe('Default: this session.'),
 });
 
+/** No parameters; defined once, like the others (a schema built per turn is converted per turn). */
+const agentsListParameters = z.object({});
+
 function answer(value: unknown, isError = false) {
   let text = JSON.stringify(value);
   if (text.length > maxToolOutputChars)
@@ -303,7 +306,7 @@ export function sessionTools(
     defineTool({
       name: 'agents_list',
       description: 'The agents you may spawn with sessions_spawn (agentId) and whose sessions you may see.',
-      parameters: z.object({}),
+      parameters: agentsListParameters,
       async execute() {
         const visible = visibleAgentsOf(config, scope.agentId);
         const own = scope.agentId.toLowerCase();
