@@ -29,10 +29,14 @@ describe('parsePartialJson', () => {
     expect(parsePartialJson('{"s": "abc\\u00')).toEqual({ s: 'abc' });
   });
 
-  it('rejects text that is not JSON', () => {
-    expect(() => parsePartialJson('{"a": nope}')).toThrow(SyntaxError);
-    expect(() => parsePartialJson('{"a": 1} extra')).toThrow(SyntaxError);
-    expect(() => parsePartialJson('{a: 1}')).toThrow(SyntaxError);
+  it('rejects text that cannot start a JSON value, and keeps what came before a bad token inside one', () => {
+    expect(() => parsePartialJson('garbage')).toThrow(SyntaxError);
+    expect(() => parsePartialJson('nope')).toThrow(SyntaxError);
+    // The partial-json library reads a container up to the first thing it cannot read.
+    expect(parsePartialJson('{"a": nope}')).toEqual({});
+    expect(parsePartialJson('{"a": 1, "b": nope}')).toEqual({ a: 1 });
+    expect(parsePartialJson('{a: 1}')).toEqual({});
+    expect(parseToolArguments('{"a": nope}')).toEqual({});
   });
 
   it('grows monotonically over every prefix of a document', () => {
