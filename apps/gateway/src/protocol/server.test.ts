@@ -1,5 +1,6 @@
-import { createHash, generateKeyPairSync, sign } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { createHash, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
+import { connect } from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { connectClient, ProtocolClient } from '../../test/protocol-client.ts';
 import { createAuthRateLimiter } from './auth-rate-limit.ts';
@@ -182,6 +183,51 @@ describe('protocol server', () => {
     expect(response.ok).toBe(true);
     expect(String(response.payload?.echoed).length).toBe(big.length);
     client.close();
+  });
+
+  it('stops reading an unauthenticated client after 128 KiB and closes with 1009, before its frame ends', async () => {
+    const { url } = await startServer();
+    const { hostname, port } = new URL(url);
+    // A raw client: the frame header announces 8 MiB (under the 25 MiB authenticated cap) but
+    // only 256 KiB follow, so the frame never completes: only the pre-auth read budget can close it.
+    const socket = connect({ host: hostname, port: Number(port) });
+    const received: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    socket.on('error', () => undefined); // the server resets the connection once it gave up
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    socket.write(
+      `GET / HTTP/1.1\r\nHost: ${hostname}:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+        `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+    );
+    await vi.waitFor(() => expect(Buffer.concat(received).toString('latin1')).toContain('\r\n\r\n'));
+    const header = Buffer.alloc(14);
+    header[0] = 0x81; // FIN, text
+    header[1] = 0x80 | 127; // masked, 64-bit length
+    header.writeBigUInt64BE(8n * 1024n * 1024n, 2);
+    // Mask key 0: the payload goes as it is.
+    socket.write(Buffer.concat([header, Buffer.alloc(256 * 1024, 0x7a)]));
+    const closeCode = await vi.waitFor(
+      () => {
+        const bytes = Buffer.concat(received);
+        // Walk the server's (unmasked) frames after the handshake: the challenge, then the close.
+        let at = bytes.indexOf('\r\n\r\n') + 4;
+        while (at + 2 <= bytes.length && bytes[at] !== 0x88) {
+          const short = bytes[at + 1]! & 0x7f;
+          const [length, headerBytes] =
+            short === 126
+              ? [bytes.readUInt16BE(at + 2), 4]
+              : short === 127
+                ? [Number(bytes.readBigUInt64BE(at + 2)), 10]
+                : [short, 2];
+          at += headerBytes + length;
+        }
+        expect(bytes[at]).toBe(0x88); // a close frame
+        return bytes.readUInt16BE(at + 2);
+      },
+      { timeout: 5_000 },
+    );
+    socket.destroy();
+    expect(closeCode).toBe(1009);
   });
 
   it('reports unknown methods, bad params and malformed frames without dropping the socket', async () => {

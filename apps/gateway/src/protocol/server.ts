@@ -112,6 +112,11 @@ export interface ProtocolServer {
 
 interface Connection {
   readonly socket: WebSocket;
+  /** The TCP socket under `socket` (the upgrade request's), corked to batch a tick's frames. */
+  readonly raw: Socket;
+  /** Bytes read before authentication; counted by `countPreAuth` until `connect` succeeds. */
+  preAuthBytes: number;
+  readonly countPreAuth: (chunk: Buffer) => void;
   readonly remoteAddress: string;
   /**
    * Whose failed sign-ins count together. A browser page is keyed by its origin and never
@@ -136,10 +141,17 @@ export function tokensMatch(presented: string, expected: string): boolean {
   return timingSafeEqual(digest(presented), digest(expected));
 }
 
-/** Raises ws's per-socket payload cap once the socket has authenticated. */
-function raiseMaxPayload(socket: WebSocket, bytes: number): void {
-  const receiver = (socket as unknown as { _receiver?: { _maxPayload?: number } })._receiver;
-  if (receiver !== undefined && typeof receiver._maxPayload === 'number') receiver._maxPayload = bytes;
+/**
+ * The most bytes an unauthenticated client may send in all (its `connect` frame is at most
+ * {@link maxPreAuthFrameBytes}): past it the socket stops being read and is closed with 1009,
+ * so a client that never signs in cannot make the gateway buffer a full 25 MiB frame.
+ */
+const maxPreAuthReadBytes = 2 * maxPreAuthFrameBytes;
+
+/** The size of a received message, whatever shape ws delivered it in. */
+function byteLengthOf(data: RawData): number {
+  if (Array.isArray(data)) return data.reduce((total, chunk) => total + chunk.length, 0);
+  return data instanceof ArrayBuffer ? data.byteLength : data.length;
 }
 
 export function createProtocolServer(options: ProtocolServerOptions): ProtocolServer {
@@ -153,9 +165,11 @@ export function createProtocolServer(options: ProtocolServerOptions): ProtocolSe
   const server = createServer((request, response) => {
     void handleHttp(request, response);
   });
+  // ws's public `maxPayload` is per server: it is the authenticated cap, and the tighter
+  // pre-auth cap is enforced here (per frame in onMessage, in total on the raw socket).
   const webSockets = new WebSocketServer({
     noServer: true,
-    maxPayload: maxPreAuthFrameBytes,
+    maxPayload: maxFrameBytes,
     perMessageDeflate: false,
   });
 
@@ -224,8 +238,8 @@ export function createProtocolServer(options: ProtocolServerOptions): ProtocolSe
       socket.close(closeCodes.policyViolation, 'slow consumer');
       return;
     }
-    const raw = (socket as unknown as { _socket?: Socket })._socket;
-    if (raw !== undefined && !corked.has(raw)) {
+    const raw = connection.raw;
+    if (!corked.has(raw)) {
       if (corked.size === 0) process.nextTick(uncorkAll);
       raw.cork();
       corked.add(raw);
@@ -269,6 +283,17 @@ export function createProtocolServer(options: ProtocolServerOptions): ProtocolSe
   function accept(socket: WebSocket, request: IncomingMessage): void {
     const connection: Connection = {
       socket,
+      raw: request.socket,
+      preAuthBytes: 0,
+      countPreAuth: (chunk) => {
+        connection.preAuthBytes += chunk.length;
+        if (connection.info !== undefined || connection.preAuthBytes <= maxPreAuthReadBytes) return;
+        // Stop reading (nothing more is buffered), say why, and drop the socket soon after.
+        request.socket.off('data', connection.countPreAuth);
+        request.socket.pause();
+        socket.close(closeCodes.messageTooBig, 'too much data before authentication');
+        setTimeout(() => socket.terminate(), 1_000).unref();
+      },
       remoteAddress: request.socket.remoteAddress ?? 'unknown',
       rateLimitKey:
         request.headers.origin === undefined
@@ -281,6 +306,7 @@ export function createProtocolServer(options: ProtocolServerOptions): ProtocolSe
       handshakeTimer: undefined,
     };
     connections.add(connection);
+    request.socket.on('data', connection.countPreAuth);
     connection.handshakeTimer = setTimeout(() => {
       if (connection.info === undefined) socket.close(closeCodes.policyViolation, 'handshake timeout');
     }, options.handshakeTimeoutMs ?? handshakeTimeoutMs);
@@ -288,6 +314,7 @@ export function createProtocolServer(options: ProtocolServerOptions): ProtocolSe
 
     socket.on('message', (data, isBinary) => onMessage(connection, data, isBinary));
     socket.on('close', () => {
+      request.socket.off('data', connection.countPreAuth);
       clearTimeout(connection.handshakeTimer);
       connections.delete(connection);
       if (connection.info !== undefined) options.onConnectionChange?.(authenticatedCount());
@@ -304,6 +331,10 @@ export function createProtocolServer(options: ProtocolServerOptions): ProtocolSe
   }
 
   function onMessage(connection: Connection, data: RawData, isBinary: boolean): void {
+    if (connection.info === undefined && byteLengthOf(data) > maxPreAuthFrameBytes) {
+      connection.socket.close(closeCodes.messageTooBig, 'frame too big before authentication');
+      return;
+    }
     const text = isBinary ? undefined : data.toString();
     let parsed: unknown;
     try {
@@ -426,7 +457,7 @@ export function createProtocolServer(options: ProtocolServerOptions): ProtocolSe
       connectedAt: now(),
     };
     connection.info = info;
-    raiseMaxPayload(connection.socket, maxFrameBytes);
+    connection.raw.off('data', connection.countPreAuth);
     respond(connection, id, true, {
       type: 'hello-ok',
       protocol: protocolVersion,
