@@ -6,9 +6,14 @@
 export { StorePostgresError, type StorePostgresErrorCode, storePostgresErrorCodes } from './errors.ts';
 // For `status`: the replicas sharing the database.
 export type { StoreInstance } from './instance.ts';
+// For the gateway's replica coordination: session leases and LISTEN/NOTIFY.
+export type { NotificationListener, Notifications } from './notifications.ts';
+export { notifyPayloadLimitBytes } from './notifications.ts';
 // For the gateway: open the store.
 export {
   createPostgresSessionStore,
   type PostgresSessionStore,
   type PostgresSessionStoreOptions,
 } from './postgres-store.ts';
+export type { HandOver, SessionAdmission, SessionLease, SessionLeaseStore } from './session-leases.ts';
+export { workChannel } from './session-leases.ts';

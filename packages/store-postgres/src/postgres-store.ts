@@ -19,8 +19,10 @@ import { redactUrl, StorePostgresError } from './errors.ts';
 import { createInboundJournal } from './inbound-journal.ts';
 import { migrate, registerInstance, type StoreInstance } from './instance.ts';
 import { createMaintenance } from './maintenance.ts';
+import { createNotifications, type Notifications } from './notifications.ts';
 import { latestSchemaVersion } from './schema.ts';
 import { createSessionEntries } from './session-entries.ts';
+import { createSessionLeases, type SessionLeaseStore } from './session-leases.ts';
 import { createStateRecords } from './state-records.ts';
 import { createTranscripts } from './transcripts.ts';
 
@@ -46,7 +48,7 @@ export interface PostgresSessionStoreOptions {
 }
 
 /** The PostgreSQL store, with the facts about this instance. */
-export interface PostgresSessionStore extends SessionStore {
+export interface PostgresSessionStore extends SessionStore, SessionLeaseStore, Notifications {
   readonly schemaVersion: number;
   /** This instance's owner id (on its journal records and delivery claims). */
   readonly ownerId: string;
@@ -197,6 +199,12 @@ export async function createPostgresSessionStore(
     ...createInboundJournal(database),
     ...createDeliveryReceipts(database),
     ...createStateRecords(database),
+    ...createSessionLeases(database),
+    ...createNotifications({
+      database,
+      createClient: () => new pg.Client(connection),
+      ...(options.onConnectionError === undefined ? {} : { onConnectionError: options.onConnectionError }),
+    }),
     prune: maintenance.prune,
     diskUsage: maintenance.diskUsage,
     checkIntegrity: maintenance.checkIntegrity,

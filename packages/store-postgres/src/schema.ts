@@ -164,6 +164,23 @@ CREATE FUNCTION switchboard_owner_alive(owner TEXT) RETURNS BOOLEAN LANGUAGE sql
 $$;
 `,
   },
+  {
+    version: 2,
+    name: 'session leases (one replica runs a session at a time)',
+    sql: `
+-- The replica that runs a session's turns now. A lease is held while its owner is alive
+-- (switchboard_owner_alive) and has work for the session; the owner deletes it when the
+-- session goes idle. A lease of a gone owner is free: the next admission takes it.
+CREATE TABLE session_leases (
+  session_key TEXT   COLLATE "C" PRIMARY KEY,
+  owner_id    TEXT   NOT NULL,
+  acquired_at BIGINT NOT NULL
+);
+CREATE INDEX session_leases_by_owner ON session_leases (owner_id);
+CREATE INDEX inbound_unfinished_by_session ON inbound_journal (session_key, received_at)
+  WHERE state IN ('received', 'queued', 'running');
+`,
+  },
 ];
 
 /** The schema version this build writes. */
