@@ -108,7 +108,7 @@ describe('gateway run in the foreground', () => {
     parent = 1;
     run.tick();
     await expect(run.outcome).resolves.toEqual({
-      cause: { type: 'parent-exited', parentProcessId: 4242, newParentProcessId: 1 },
+      cause: { type: 'parent_exited', parentProcessId: 4242, newParentProcessId: 1 },
       clean: true,
     });
     expect(run.lines).toEqual(['the process that started the gateway (pid 4242) has exited, shutting down']);

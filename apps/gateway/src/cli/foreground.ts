@@ -9,7 +9,7 @@ type ShutdownSignal = 'SIGTERM' | 'SIGINT';
 export type StopCause =
   | { readonly type: 'signal'; readonly signal: ShutdownSignal }
   | {
-      readonly type: 'parent-exited';
+      readonly type: 'parent_exited';
       /** The process that started the gateway, now gone. */
       readonly parentProcessId: number;
       /** The process the gateway was handed to (init, or a subreaper). */
@@ -112,7 +112,7 @@ export function runInForeground(options: ForegroundOptions): Promise<StopOutcome
         const current = parentProcessId();
         if (current === original || stoppingSince !== undefined) return;
         options.report(`the process that started the gateway (pid ${original}) has exited, shutting down`);
-        stop({ type: 'parent-exited', parentProcessId: original, newParentProcessId: current });
+        stop({ type: 'parent_exited', parentProcessId: original, newParentProcessId: current });
       });
     }
   });

@@ -63,8 +63,8 @@ describe('createDeliveryPipeline', () => {
     expect(pipeline.enqueue(final('final answer'))).toBe(true);
     await pipeline.idle();
     expect(sent).toEqual(['block 1', 'final answer']);
-    const timeout = events.find((event) => event.type === 'timed-out');
-    expect(timeout?.type === 'timed-out' && timeout.error.code).toBe('DELIVERY_SEND_TIMEOUT');
+    const timeout = events.find((event) => event.type === 'timed_out');
+    expect(timeout?.type === 'timed_out' && timeout.error.code).toBe('DELIVERY_SEND_TIMEOUT');
     const skipped = events.filter(
       (event) => event.type === 'suppressed' && event.reason === 'pipeline-aborted',
     );

@@ -169,7 +169,7 @@ export function createDeliveryPipeline(options: DeliveryPipelineOptions): Delive
       activeKeys.delete(key);
       stats.timedOut++;
       emit({
-        type: 'timed-out',
+        type: 'timed_out',
         payload,
         index,
         error: new DeliveryError(

@@ -89,7 +89,7 @@ export type DeliveryEvent =
       readonly error: DeliveryError;
     }
   | {
-      readonly type: 'timed-out';
+      readonly type: 'timed_out';
       readonly payload: DeliveryPayload;
       readonly index: number;
       readonly error: DeliveryError;
