@@ -61,7 +61,7 @@ const url: fc.Arbitrary<string> = fc.constantFrom(
 const language: fc.Arbitrary<string> = fc.constantFrom('', 'ts', 'py', 'c++', 'a b', 'x"y', '<html>');
 
 /** Inline Markdown: fragments, some wrapped in emphasis, code, links. */
-export const inlineMarkdown: fc.Arbitrary<string> = fc
+const inlineMarkdown: fc.Arbitrary<string> = fc
   .array(
     fc.oneof(
       { weight: 4, arbitrary: fragment },
@@ -121,7 +121,7 @@ const table: fc.Arbitrary<string> = fc
   );
 
 /** One block of Markdown. */
-export const blockMarkdown: fc.Arbitrary<string> = fc.oneof(
+const blockMarkdown: fc.Arbitrary<string> = fc.oneof(
   { weight: 4, arbitrary: inlineMarkdown },
   {
     weight: 1,

@@ -12,7 +12,7 @@ import {
 import type { MarkdownDocument } from './parse.ts';
 
 /** How a link was written: `[label](url)`, `<url>`, or a bare URL in the text. */
-export type LinkKind = 'link' | 'autolink' | 'literal';
+type LinkKind = 'link' | 'autolink' | 'literal';
 
 /**
  * How one platform spells each construct (the seam between the tree walk and a platform).
@@ -175,7 +175,7 @@ function renderPhrasing(
 }
 
 /** How a link node was written, read from the character at its start. */
-export function linkKind(document: MarkdownDocument, node: Nodes): LinkKind {
+function linkKind(document: MarkdownDocument, node: Nodes): LinkKind {
   const offset = node.position?.start.offset;
   // GFM's autolink literal transform leaves the links it finds (`www.…`) without a position.
   if (offset === undefined) return 'literal';
@@ -185,7 +185,7 @@ export function linkKind(document: MarkdownDocument, node: Nodes): LinkKind {
 }
 
 /** The text of a node without any markup (alt text for images). */
-export function plainText(node: Nodes): string {
+function plainText(node: Nodes): string {
   if (node.type === 'image' || node.type === 'imageReference') return node.alt ?? '';
   if ('value' in node) return node.value;
   if (node.type === 'break') return '\n';

@@ -30,7 +30,7 @@ export function parseMarkdown(markdown: string): MarkdownDocument {
 }
 
 /** The mdast tree of `text` as written (offsets are offsets of `text`). */
-export function parseTree(text: string): Root {
+function parseTree(text: string): Root {
   return fromMarkdown(text, {
     extensions: [gfm({ singleTilde: false })],
     mdastExtensions: [gfmFromMarkdown()],
