@@ -5,13 +5,7 @@
 // policy, a name another source took). Without servers nothing connects and the MCP SDK never
 // loads; with them, eager servers connect once the gateway listens, lazy ones on first use.
 import { definePlugin, withLogFields } from '@switchboard/hooks';
-import {
-  createMcpManager,
-  type McpConfig,
-  type McpManager,
-  type McpServerStatus,
-  type McpToolStatus,
-} from '@switchboard/mcp';
+import type { McpConfig, McpManager, McpServerStatus, McpToolStatus } from '@switchboard/mcp';
 import { resolveDefaultAgentId } from '@switchboard/routing';
 import { z } from 'zod';
 import { GatewayError } from '../protocol/errors.ts';
@@ -44,29 +38,56 @@ export const mcpExtension: GatewayExtension = {
   async setup(context) {
     const logger = withLogFields(context.logger, { extension: 'mcp' });
     let applied: McpConfig = context.config().mcp;
-    const manager: McpManager = createMcpManager({
-      servers: applied.servers,
-      logger,
-      now: context.now,
-      clientInfo: { name: 'switchboard', version: gatewayVersion },
-    });
+    // The package loads with the first configured server (at start, or when a reload adds
+    // one): a gateway without MCP servers never loads it.
+    let manager: Promise<McpManager> | undefined;
+    const hasServers = (section: McpConfig) => Object.keys(section.servers).length > 0;
+    const managerFor = (): Promise<McpManager> => {
+      manager ??= import('@switchboard/mcp').then(({ createMcpManager }) =>
+        createMcpManager({
+          servers: applied.servers,
+          logger,
+          now: context.now,
+          clientInfo: { name: 'switchboard', version: gatewayVersion },
+        }),
+      );
+      return manager;
+    };
 
-    /** Applies a reloaded `mcp` section (added servers start, removed stop, changed restart). */
-    const current = async (): Promise<McpManager> => {
+    /**
+     * Applies a reloaded `mcp` section (added servers start, removed stop, changed restart);
+     * undefined while no server was ever configured.
+     */
+    const current = async (): Promise<McpManager | undefined> => {
       const section = context.config().mcp;
+      if (manager === undefined) {
+        applied = section;
+        if (!hasServers(section)) return undefined;
+        const created = await managerFor();
+        if (started) await startOnce(created);
+        return created;
+      }
+      const existing = await manager;
       if (section !== applied) {
         const changed = JSON.stringify(section) !== JSON.stringify(applied);
         applied = section;
-        if (changed) await manager.reconfigure(section.servers);
+        if (changed) await existing.reconfigure(section.servers);
       }
-      return manager;
+      return existing;
+    };
+    // Servers connect once the gateway listens (onStart), never twice.
+    let started = false;
+    let connecting: Promise<void> | undefined;
+    const startOnce = (created: McpManager): Promise<void> => {
+      connecting ??= Promise.resolve(created.start());
+      return connecting;
     };
 
     context.tools.register({
       id: sourceId,
       // Waits only for servers on their first connection attempt (each within its
       // connectionTimeoutMs); afterwards this is a lookup of built tools.
-      tools: async (toolContext) => (await current()).tools(toolContext.agentId),
+      tools: async (toolContext) => (await current())?.tools(toolContext.agentId) ?? [],
     });
 
     const status = async (params: unknown): Promise<McpStatusResult> => {
@@ -80,7 +101,7 @@ export const mcpExtension: GatewayExtension = {
       }
       const config = context.config();
       const agentId = (parsed.data.agentId ?? resolveDefaultAgentId(config)).toLowerCase();
-      const servers = (await current()).status({ agentId });
+      const servers = (await current())?.status({ agentId }) ?? [];
       // What a turn of this agent would get: the same registry, policy and duplicate checks.
       const anyOffered = servers.some((server) => server.tools.some((tool) => tool.offered));
       const excluded = anyOffered
@@ -126,7 +147,13 @@ export const mcpExtension: GatewayExtension = {
     );
 
     // Connecting waits until the gateway listens; with no servers this does nothing.
-    context.onStart(() => manager.start());
-    context.onStop(() => manager.close());
+    context.onStart(async () => {
+      started = true;
+      const created = await current();
+      if (created !== undefined) await startOnce(created);
+    });
+    context.onStop(async () => {
+      if (manager !== undefined) await (await manager).close();
+    });
   },
 };
