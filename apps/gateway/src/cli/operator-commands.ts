@@ -1,5 +1,6 @@
 import { createWriteStream, existsSync, readFileSync, statSync, type WriteStream, watch } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
+import { formatReplicas } from '../replicas/replica-status.ts';
 import type { CliGatewayClient } from './gateway-client.ts';
 import { type CliIo, exitCodes, readTimeoutMs } from './io.ts';
 
@@ -164,6 +165,7 @@ export function formatStatus(status: Record<string, unknown>): string {
     `Sessions: ${sessionsInfo?.count ?? 0}${sessionsInfo?.durability === 'full' ? ' (commits fsynced: session.durability "full")' : ''}`,
     ...formatQueue(status),
     ...formatSchedules(status),
+    ...formatReplicas(status.replicas),
     `Channels:${channels.length === 0 ? ' none configured' : ''}`,
     ...channels.map(
       (channel) =>

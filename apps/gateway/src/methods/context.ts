@@ -3,6 +3,7 @@ import type { HookRunner, Logger, PluginRegistry } from '@switchboard/hooks';
 import type { Durability, SessionDispatcher, SessionStore } from '@switchboard/sessions';
 import type { PairingStore } from '../access/pairing.ts';
 import type { GatewayConfig } from '../config/schema.ts';
+import type { ReplicaStatusReader } from '../replicas/replica-status.ts';
 import type { ChannelManager } from '../runtime/channels.ts';
 import type { Inbound } from '../runtime/inbound.ts';
 import type { ModelCatalog } from '../runtime/models.ts';
@@ -41,4 +42,6 @@ export interface MethodServices {
   };
   readonly authProfilesStatus: () => AuthStatusSnapshot;
   readonly compactSession: (sessionKey: string, agentId: string) => Promise<Record<string, unknown>>;
+  /** Several replicas on one PostgreSQL: each replica and its session leases (decision 0021). */
+  readonly replicaStatus?: ReplicaStatusReader;
 }

@@ -135,6 +135,8 @@ export function systemMethods(services: MethodServices): GatewayMethod[] {
             queuedMessages: stats.queuedMessages,
             busySessions: stats.busySessions,
           },
+          /** Gateways sharing the PostgreSQL store, with their session leases (absent on SQLite). */
+          ...(services.replicaStatus === undefined ? {} : { replicas: await services.replicaStatus() }),
           /** Journaled inbound messages not yet answered (capped at 1000). */
           pendingInbound: unanswered.length,
           /** Scheduled jobs and each agent's heartbeat runs, skips and tokens per day (decision 0019). */

@@ -149,14 +149,19 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   if (crashPointArmed !== undefined)
     logger.warn(`[TEST] crash point armed: the gateway SIGKILLs itself at ${crashPointArmed}`);
 
-  const { store, durability } = await openSessionStore({
+  const { store, durability, shared } = await openSessionStore({
     storage: config.storage,
     stateDirectory,
     durability: options.durability ?? config.session.durability ?? 'normal',
     ...(options.now === undefined ? {} : { now }),
     logger,
   });
-  const journal = createInboundJournal({ store, logger });
+  // Several replicas on one PostgreSQL: session leases, wake-ups, the replica listing (decision 0021).
+  const replicas = shared === undefined ? undefined : await import('../replicas/index.ts');
+  const coordinator =
+    shared === undefined ? undefined : replicas?.createSessionCoordinator({ store: shared, logger });
+  const journal =
+    coordinator?.journal(createInboundJournal({ store, logger })) ?? createInboundJournal({ store, logger });
   // What the last process left unanswered, listed before anything is admitted (decision 0004).
   const leftUnanswered = await journal.unfinished();
   const registry = createPluginRegistry({ logger });
@@ -310,8 +315,13 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     now,
     dispatcher,
     notAnswered,
+    ...(coordinator === undefined ? {} : { replicas: coordinator }),
   });
   const inbound = { receive: inboundImpl.receiveFromChannel };
+  await coordinator?.start(
+    { enqueueHere: inboundImpl.enqueueHere, recover: inboundImpl.recover, runs },
+    leftUnanswered,
+  );
 
   const reloader = createConfigReloader({
     live,
@@ -358,6 +368,9 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     pluginLoadReport: () => pluginLoadSummary(pluginReport),
     authProfilesStatus: () => auth.status(),
     compactSession: createCompactSession(inboundImpl, runs),
+    ...(shared === undefined || replicas === undefined
+      ? {}
+      : { replicaStatus: replicas.createReplicaStatusReader(shared) }),
   };
   const methods = createGatewayMethods(methodServices, { registry, reloadConfig });
   const sessionDefaults = () => {
@@ -461,13 +474,17 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     stopBackground: () => {
       configWatcher.close();
       heapTrim.stop();
+      void coordinator?.close();
     },
     dispatcher,
     registry,
     gatewaySignal,
     server: () => server,
     channels,
-    stopExtensions: () => extensions.stop(),
+    stopExtensions: async () => {
+      await extensions.stop();
+      await coordinator?.close();
+    },
     store,
     logger,
   });

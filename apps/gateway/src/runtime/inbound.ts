@@ -40,6 +40,11 @@ export interface InboundDependencies {
   readonly dispatcher: SessionDispatcher<TurnInput>;
   /** Where access drops, pairing holds and journal duplicates are recorded for `status`. */
   readonly notAnswered: NotAnsweredLog;
+  /**
+   * Several replicas on one PostgreSQL (replicas/session-coordinator.ts): decides which
+   * replica's dispatcher takes each message. Absent on SQLite: every message is enqueued here.
+   */
+  readonly replicas?: { admit(input: TurnInput): Promise<void> };
 }
 
 export interface Inbound {
@@ -51,6 +56,8 @@ export interface Inbound {
    * this process is never taken for one left over by the last.
    */
   recover(records: readonly InboundRecord[]): Promise<number>;
+  /** Puts an input into this gateway's dispatcher without asking the replicas (the caller holds the session's lease). */
+  enqueueHere(input: TurnInput): void;
   /** Resolves the session key and agent for a protocol request. */
   resolveSession(
     sessionKey: string | undefined,
@@ -86,7 +93,14 @@ export function createInbound(dependencies: InboundDependencies): Inbound {
     }
   }
 
-  function enqueue(input: TurnInput): void {
+  /** Resolves (replicas only) once the message is admitted: in this dispatcher or handed to the session's owner. */
+  function enqueue(input: TurnInput): Promise<void> | undefined {
+    if (dependencies.replicas !== undefined) return dependencies.replicas.admit(input);
+    enqueueHere(input);
+    return undefined;
+  }
+
+  function enqueueHere(input: TurnInput): void {
     // A protocol message takes the queue mode its call named (default followup), without
     // debounce: the client sent it whole. Collected ones merge per session.
     const options =
@@ -203,6 +217,7 @@ export function createInbound(dependencies: InboundDependencies): Inbound {
 
   return {
     resolveSession,
+    enqueueHere,
     async receiveFromChannel(account, message) {
       const decision = decideAccess({
         message,
@@ -317,20 +332,29 @@ export function createInbound(dependencies: InboundDependencies): Inbound {
         return { status: 'in_flight', runId, sessionKey, agentId };
       }
       runs.accept(runId, sessionKey, agentId);
-      enqueue(input);
+      // With replicas, answered once admitted: a client that waits for this answer before
+      // its next message keeps the session's order across replicas (decision 0021).
+      const admitting = enqueue(input);
+      if (admitting !== undefined) await admitting;
       return { status: 'accepted', runId, sessionKey, agentId };
     },
 
     async recover(records) {
       let count = 0;
       for (const record of records) {
-        const payload = record.payload as ChannelJournalPayload | RpcJournalPayload | undefined;
-        if (payload?.kind === 'rpc') {
-          runs.accept(
-            payload.input.runId ?? record.messageId,
-            payload.input.sessionKey,
-            payload.input.agentId,
-          );
+        const payload = record.payload as
+          | ChannelJournalPayload
+          | RpcJournalPayload
+          | { kind: 'turn'; input: TurnInput }
+          | undefined;
+        // `turn`: a channel message another replica routed and handed over (decision 0021).
+        if (payload?.kind === 'rpc' || payload?.kind === 'turn') {
+          if (payload.input.origin === 'rpc')
+            runs.accept(
+              payload.input.runId ?? record.messageId,
+              payload.input.sessionKey,
+              payload.input.agentId,
+            );
           enqueue({ ...payload.input, recovered: true });
           count += 1;
         } else if (payload?.kind === 'channel') {

@@ -3,6 +3,7 @@
 // are imported only when configured.
 import type { Logger } from '@switchboard/hooks';
 import { createSqliteSessionStore, type Durability, type SessionStore } from '@switchboard/sessions';
+import type { PostgresSessionStore } from '@switchboard/store-postgres';
 import type { StorageConfig } from '../config/schema-storage.ts';
 
 export interface OpenSessionStoreOptions {
@@ -18,6 +19,8 @@ export interface OpenedSessionStore {
   readonly store: SessionStore;
   /** What a resolved write survives: SQLite's setting, or `full` on PostgreSQL (committed on the server). */
   readonly durability: Durability;
+  /** The same store when it is shared by several replicas (PostgreSQL): leases, NOTIFY, instances. */
+  readonly shared?: PostgresSessionStore;
 }
 
 export async function openSessionStore(options: OpenSessionStoreOptions): Promise<OpenedSessionStore> {
@@ -34,7 +37,7 @@ export async function openSessionStore(options: OpenSessionStoreOptions): Promis
     logger.info(
       `storage: PostgreSQL ${store.location} (replica ${store.instanceId}, owner ${store.ownerId})`,
     );
-    return { store, durability: 'full' };
+    return { store, durability: 'full', shared: store };
   }
   const store = await createSqliteSessionStore({
     stateDirectory: options.stateDirectory,

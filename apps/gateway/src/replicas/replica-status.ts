@@ -1,0 +1,60 @@
+// What `status` reports about the replicas sharing the PostgreSQL store (decision 0021):
+// each registered replica with its host, pid, start time, whether it is alive, and the
+// session leases it holds. Only built when `storage.kind` is `postgres`.
+import type { PostgresSessionStore } from '@switchboard/store-postgres';
+
+/** Sessions listed per replica; the count is always complete. */
+const listedSessions = 20;
+
+export interface ReplicaSummary {
+  readonly instanceId: number;
+  readonly ownerId: string;
+  readonly hostname: string;
+  readonly pid: number;
+  readonly startedAt: number;
+  readonly alive: boolean;
+  /** This gateway. */
+  readonly self: boolean;
+  readonly sessionLeases: { readonly count: number; readonly sessions: readonly string[] };
+}
+
+export interface ReplicasStatus {
+  readonly self: number;
+  readonly replicas: readonly ReplicaSummary[];
+}
+
+/** The seam `status` calls. Contract: one consistent-enough read of instances and leases; never changes state. */
+export type ReplicaStatusReader = () => Promise<ReplicasStatus>;
+
+export function createReplicaStatusReader(store: PostgresSessionStore): ReplicaStatusReader {
+  return async () => {
+    const [instances, leases] = await Promise.all([store.listInstances(), store.listSessionLeases()]);
+    return {
+      self: store.instanceId,
+      replicas: instances.map((instance) => {
+        const held = leases.filter((lease) => lease.ownerId === instance.ownerId);
+        return {
+          ...instance,
+          self: instance.ownerId === store.ownerId,
+          sessionLeases: {
+            count: held.length,
+            sessions: held.slice(0, listedSessions).map((lease) => lease.sessionKey),
+          },
+        };
+      }),
+    };
+  };
+}
+
+/** The `switchboard status` lines for `status.replicas` (none on SQLite). */
+export function formatReplicas(value: unknown): string[] {
+  const status = value as ReplicasStatus | undefined;
+  if (status === undefined || !Array.isArray(status.replicas)) return [];
+  return [
+    `Replicas (PostgreSQL): ${status.replicas.filter((replica) => replica.alive).length} alive of ${status.replicas.length} registered`,
+    ...status.replicas.map(
+      (replica) =>
+        `  #${replica.instanceId}${replica.self ? ' (this gateway)' : ''} ${replica.hostname} pid ${replica.pid}, started ${new Date(replica.startedAt).toISOString()}, ${replica.alive ? 'alive' : 'gone'}, ${replica.sessionLeases.count} session lease${replica.sessionLeases.count === 1 ? '' : 's'}${replica.sessionLeases.count === 0 ? '' : `: ${replica.sessionLeases.sessions.join(', ')}${replica.sessionLeases.count > replica.sessionLeases.sessions.length ? ', …' : ''}`}`,
+    ),
+  ];
+}

@@ -1,0 +1,206 @@
+// Two gateway processes on one PostgreSQL (decision 0021): `status` lists both replicas and
+// their session leases, and one session's messages, sent alternately to both replicas, run
+// on one replica at a time, in order, each answered exactly once. Real processes, a real
+// PostgreSQL cluster (testkit), the fake model API; every wait is condition-based.
+// SHOW_REPLICA_LOGS=<directory> runs the replicas at debug level and keeps their logs there.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createPostgresSessionStore, type PostgresSessionStore } from '@switchboard/store-postgres';
+import { createFakeAnthropic, type FakeAnthropic } from '@switchboard/testkit/anthropic';
+import { type PostgresCluster, startPostgresCluster } from '@switchboard/testkit/postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatStatus } from '../src/cli/operator-commands.ts';
+import { rpcAccountId, rpcChannel } from '../src/runtime/turn-input.ts';
+import { type ChildGateway, startChildGateway } from './child-gateway.ts';
+import type { ProtocolClient } from './protocol-client.ts';
+
+const token = 'postgres-sessions-token-0123456789';
+const tokenPattern = /t\d+/g;
+
+let cluster: PostgresCluster;
+let model: FakeAnthropic;
+let observer: PostgresSessionStore;
+const gateways: ChildGateway[] = [];
+const directories: string[] = [];
+
+/** Polls `condition` until it holds; fails naming `what` after `timeoutMs`. */
+async function waitFor<T>(
+  what: string,
+  condition: () => Promise<T | undefined>,
+  timeoutMs = 90_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await condition();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function request(client: ProtocolClient, method: string, params: Record<string, unknown>) {
+  const response = await Promise.race([
+    client.request(method, params),
+    new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error(`${method} got no answer in 60 s`)), 60_000).unref(),
+    ),
+  ]);
+  if (!response.ok) throw new Error(`${method} failed: ${JSON.stringify(response.error)}`);
+  return response.payload ?? {};
+}
+
+interface ReplicaView {
+  instanceId: number;
+  pid: number;
+  alive: boolean;
+  self: boolean;
+  hostname: string;
+  startedAt: number;
+  sessionLeases: { count: number; sessions: string[] };
+}
+
+async function replicasOf(client: ProtocolClient): Promise<{ self: number; replicas: ReplicaView[] }> {
+  const status = await request(client, 'status', {});
+  return status.replicas as { self: number; replicas: ReplicaView[] };
+}
+
+beforeAll(async () => {
+  cluster = await startPostgresCluster();
+  const url = await cluster.createDatabase('sessions');
+  model = await createFakeAnthropic({
+    fallback: (request) => ({
+      text: `ack ${(request.lastUserText ?? '').match(tokenPattern)?.join(' ') ?? ''}`,
+    }),
+    // Long enough that two turns of one session would overlap if both replicas ran them.
+    latency: { firstByteMs: 250 },
+  }).start();
+  for (let index = 0; index < 2; index += 1) {
+    const stateDirectory = mkdtempSync(join(tmpdir(), `switchboard-sessions-${index}-`));
+    directories.push(stateDirectory);
+    writeFileSync(
+      join(stateDirectory, 'switchboard.json'),
+      JSON.stringify({
+        gateway: { port: 0, auth: { mode: 'token', token } },
+        models: { providers: { anthropic: { baseUrl: model.baseURL, apiKey: 'test-key' } } },
+        agents: { defaults: { model: 'anthropic/claude-sonnet-4-6' } },
+        storage: { kind: 'postgres', url },
+        ...(process.env.SHOW_REPLICA_LOGS === undefined ? {} : { logging: { level: 'debug' } }),
+      }),
+    );
+  }
+  gateways.push(
+    ...(await Promise.all(directories.map((stateDirectory) => startChildGateway({ stateDirectory, token })))),
+  );
+  observer = await createPostgresSessionStore({ url, poolSize: 2 });
+}, 180_000);
+
+afterAll(async () => {
+  for (const [index, gateway] of gateways.entries()) {
+    const log = gateway.output.join('');
+    if (process.env.SHOW_REPLICA_LOGS !== undefined)
+      writeFileSync(join(process.env.SHOW_REPLICA_LOGS, `replica-${index}.log`), log);
+    if (/error|LOCK_LOST|failed/i.test(log))
+      console.error(`replica ${index} log (tail):\n${log.slice(-4000)}`);
+  }
+  for (const gateway of gateways) await gateway.stop();
+  await observer?.close();
+  await model?.close();
+  await cluster?.stop();
+  for (const directory of directories) rmSync(directory, { recursive: true, force: true });
+}, 120_000);
+
+describe('two gateway replicas on one PostgreSQL: sessions', () => {
+  it('status lists both replicas, each knowing which one it is', async () => {
+    const [first, second] = gateways as [ChildGateway, ChildGateway];
+    const views = [await replicasOf(await first.client()), await replicasOf(await second.client())];
+    expect(views[0]!.self).not.toBe(views[1]!.self);
+    for (const view of views) {
+      const alive = view.replicas.filter((replica) => replica.alive);
+      // Both gateways (and this test's observer store) are alive.
+      for (const other of views) expect(alive.map((replica) => replica.instanceId)).toContain(other.self);
+      const self = view.replicas.find((replica) => replica.self);
+      expect(self?.instanceId).toBe(view.self);
+      expect(self?.pid).toBeGreaterThan(0);
+      expect(self?.hostname).not.toBe('');
+      expect(self?.startedAt).toBeGreaterThan(Date.now() - 600_000);
+    }
+    const status = await request(await first.client(), 'status', {});
+    const text = formatStatus(status);
+    expect(text).toMatch(/Replicas \(PostgreSQL\): \d+ alive of \d+ registered/);
+    expect(text).toMatch(/\(this gateway\)/);
+  }, 60_000);
+
+  it('runs one session on one replica at a time, in order, each message once', async () => {
+    const clients = [await gateways[0]!.client(), await gateways[1]!.client()];
+    const sessionKey = 'shared-across-replicas';
+    const count = 8;
+    // Alternately to each replica; each is accepted before the next is sent, none waits for its turn.
+    const statuses: string[] = [];
+    for (let index = 0; index < count; index += 1) {
+      const payload = await request(clients[index % 2]!, 'chat.send', {
+        sessionKey,
+        message: `in order t${index}`,
+        idempotencyKey: `ordered-${index}`,
+      });
+      statuses.push(String(payload.status));
+    }
+    expect(
+      statuses.every((status) => status === 'started' || status === 'queued' || status === 'accepted'),
+    ).toBe(true);
+
+    // While the turns run, one replica (and only one) holds the session's lease.
+    const holders = await waitFor('a replica to show the session lease', async () => {
+      const view = await replicasOf(clients[0]!);
+      const holding = view.replicas.filter((replica) =>
+        replica.sessionLeases.sessions.includes(`agent:main:${sessionKey}`),
+      );
+      return holding.length > 0 ? holding : undefined;
+    });
+    expect(holders).toHaveLength(1);
+
+    const states = await waitFor('every message answered', async () => {
+      const records = await Promise.all(
+        Array.from({ length: count }, (_, index) =>
+          observer.getInbound({
+            channel: rpcChannel,
+            accountId: rpcAccountId,
+            messageId: `ordered-${index}`,
+          }),
+        ),
+      );
+      const current = records.map((record) => record?.state ?? 'missing');
+      return current.every((state) => state === 'replied' || state === 'failed') ? current : undefined;
+    });
+    expect(states).toEqual(Array.from({ length: count }, () => 'replied'));
+
+    // The model saw the session's turns one after the other: each request carries every
+    // earlier turn's answer (a turn run at the same time as another would lack it), in order.
+    const requests = model.messageRequests.filter((entry) => /in order t\d+/.test(entry.lastUserText ?? ''));
+    const asked = requests.map((entry) => entry.lastUserText?.match(tokenPattern)?.[0]);
+    expect(asked).toEqual(Array.from({ length: count }, (_, index) => `t${index}`));
+    for (const [position, entry] of requests.entries()) {
+      const answers = entry.messages
+        .filter((message) => message.role === 'assistant')
+        .map((message) =>
+          typeof message.content === 'string'
+            ? message.content
+            : message.content.map((block) => ('text' in block ? String(block.text) : '')).join(''),
+        )
+        .filter((text) => text.startsWith('ack t'));
+      expect(answers, `request for t${position} sees the answers before it`).toEqual(
+        Array.from({ length: position }, (_, index) => `ack t${index}`),
+      );
+    }
+
+    // Once idle, the lease is released.
+    await waitFor('the session lease to be released', async () => {
+      const view = await replicasOf(clients[1]!);
+      return view.replicas.every(
+        (replica) => !replica.sessionLeases.sessions.includes(`agent:main:${sessionKey}`),
+      )
+        ? true
+        : undefined;
+    });
+  }, 240_000);
+});
