@@ -69,9 +69,11 @@ beforeAll(async () => {
   cluster = await startPostgresCluster();
   const url = await cluster.createDatabase('sessions');
   model = await createFakeAnthropic({
-    fallback: (request) => ({
-      text: `ack ${(request.lastUserText ?? '').match(tokenPattern)?.join(' ') ?? ''}`,
-    }),
+    fallback: (request) =>
+      (request.lastUserText ?? '').includes('slow')
+        ? // Runs until aborted (the abort test).
+          { text: 'too late', latency: { firstByteMs: 600_000 } }
+        : { text: `ack ${(request.lastUserText ?? '').match(tokenPattern)?.join(' ') ?? ''}` },
     // Long enough that two turns of one session would overlap if both replicas ran them.
     latency: { firstByteMs: 250 },
   }).start();
@@ -202,5 +204,53 @@ describe('two gateway replicas on one PostgreSQL: sessions', () => {
         ? true
         : undefined;
     });
+  }, 240_000);
+
+  it('shows a run on one replica to clients of the other, and agent.wait and chat.abort reach it', async () => {
+    const [onA, onB] = [await gateways[0]!.client(), await gateways[1]!.client()];
+    const runId = 'relayed-run';
+    const sent = await request(onB, 'chat.send', {
+      sessionKey: 'runs-on-b',
+      message: 'relay me t100',
+      idempotencyKey: runId,
+    });
+    expect(sent.status).toBe('started');
+    // agent.wait on the replica that does not run it: answered from the relayed end of the
+    // run (a record with stopReason), not after its timeout from the stored result.
+    const waited = await request(onA, 'agent.wait', { runId, timeoutMs: 120_000 });
+    expect(waited).toMatchObject({ runId, status: 'ok', stopReason: 'stop' });
+    const eventsOf = (client: ProtocolClient, event: string, id: string) =>
+      client.events.filter((frame) => frame.event === event && frame.payload?.runId === id);
+    await waitFor('the final chat event of the run on B at a client of A', async () =>
+      eventsOf(onA, 'chat', runId).some((frame) => frame.payload?.state === 'final') ? true : undefined,
+    );
+    expect(eventsOf(onA, 'agent', runId).length).toBeGreaterThan(0);
+    // Relayed, not duplicated: A's client sees each chat event of the run once.
+    const chatSeqs = eventsOf(onA, 'chat', runId).map((frame) => frame.payload?.seq);
+    expect(new Set(chatSeqs).size).toBe(chatSeqs.length);
+
+    // A run that only an abort ends, executing on B, aborted through A.
+    const slowId = 'relayed-slow-run';
+    await request(onB, 'chat.send', {
+      sessionKey: 'aborted-on-b',
+      message: 'slow t101',
+      idempotencyKey: slowId,
+    });
+    await waitFor('the slow run to reach the model', async () =>
+      model.messageRequests.some((entry) => entry.lastUserText?.includes('slow t101')) ? true : undefined,
+    );
+    const aborted = await request(onA, 'chat.abort', { sessionKey: 'aborted-on-b' });
+    expect(aborted).toMatchObject({ ok: true, aborted: true, runIds: [slowId] });
+    const ended = await request(onA, 'agent.wait', { runId: slowId, timeoutMs: 120_000 });
+    expect(ended).toMatchObject({ runId: slowId, status: 'error', error: 'aborted' });
+    await waitFor('the aborted chat event at a client of A', async () =>
+      eventsOf(onA, 'chat', slowId).some((frame) => frame.payload?.state === 'aborted') ? true : undefined,
+    );
+    const record = await observer.getInbound({
+      channel: rpcChannel,
+      accountId: rpcAccountId,
+      messageId: slowId,
+    });
+    expect(record?.state).toBe('failed');
   }, 240_000);
 });

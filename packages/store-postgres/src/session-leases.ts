@@ -55,6 +55,8 @@ export interface SessionLeaseStore {
   admitToSession(sessionKey: string, handOver: readonly HandOver[]): Promise<SessionAdmission>;
   releaseSession(sessionKey: string): Promise<boolean>;
   listSessionLeases(): Promise<SessionLease[]>;
+  /** The live owner's lease of `sessionKey`, or undefined when no live replica holds it. */
+  getSessionLease(sessionKey: string): Promise<SessionLease | undefined>;
 }
 
 const unfinished = `state IN ('received', 'queued', 'running')`;
@@ -157,6 +159,19 @@ export function createSessionLeases(database: Database): SessionLeaseStore {
         ]);
         return true;
       });
+    },
+
+    async getSessionLease(sessionKey) {
+      const rows = await database.query<{ session_key: string; owner_id: string; acquired_at: number }>(
+        'getSessionLease',
+        `SELECT session_key, owner_id, acquired_at FROM session_leases
+         WHERE session_key = $1 AND switchboard_owner_alive(owner_id)`,
+        [sessionKey],
+      );
+      const row = rows[0];
+      return row === undefined
+        ? undefined
+        : { sessionKey: row.session_key, ownerId: row.owner_id, acquiredAt: row.acquired_at };
     },
 
     async listSessionLeases() {

@@ -46,8 +46,10 @@ describe('session leases', () => {
       expect(await first.releaseSession('s')).toBe(false);
       for (const id of ['m1', 'm2', 'm3']) await first.updateInbound(ref(id), 'replied');
       expect((await first.listSessionLeases()).map((lease) => lease.ownerId)).toEqual([first.ownerId]);
+      expect((await second.getSessionLease('s'))?.ownerId).toBe(first.ownerId);
       expect(await first.releaseSession('s')).toBe(true);
       expect(await first.listSessionLeases()).toEqual([]);
+      expect(await second.getSessionLease('s')).toBeUndefined();
       await journal(second, 'm4', 's', 4);
       expect((await second.admitToSession('s', [{ ref: ref('m4') }])).owner).toBe('self');
     } finally {

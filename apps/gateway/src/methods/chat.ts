@@ -113,12 +113,17 @@ export function chatMethods(services: MethodServices): GatewayMethod[] {
         agentId: z.string().optional(),
         runId: z.string().optional(),
       }),
-      handle(params) {
+      async handle(params) {
         const { sessionKey } = services.inbound.resolveSession(params.sessionKey, params.agentId);
         const active = services.runs
           .activeForSession(sessionKey)
           .filter((run) => params.runId === undefined || run.runId === params.runId);
-        if (active.length === 0) return { ok: true, aborted: false, runIds: [] };
+        if (active.length === 0) {
+          // Several replicas: the run may execute on the replica holding the session.
+          if (services.abortOnReplica === undefined) return { ok: true, aborted: false, runIds: [] };
+          const remote = await services.abortOnReplica(sessionKey, params.runId);
+          return { ok: true, aborted: remote.aborted, runIds: [...remote.runIds] };
+        }
         const result = services.dispatcher.abort(sessionKey, { clearQueue: false });
         return { ok: true, aborted: result.aborted, runIds: active.map((run) => run.runId) };
       },

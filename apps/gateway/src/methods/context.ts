@@ -44,4 +44,9 @@ export interface MethodServices {
   readonly compactSession: (sessionKey: string, agentId: string) => Promise<Record<string, unknown>>;
   /** Several replicas on one PostgreSQL: each replica and its session leases (decision 0021). */
   readonly replicaStatus?: ReplicaStatusReader;
+  /** Several replicas: asks the replica holding the session to abort its run (`chat.abort`). */
+  readonly abortOnReplica?: (
+    sessionKey: string,
+    runId?: string,
+  ) => Promise<{ readonly aborted: boolean; readonly runIds: readonly string[] }>;
 }

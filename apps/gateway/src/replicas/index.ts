@@ -5,4 +5,5 @@ export {
   type ReplicaStatusReader,
   type ReplicasStatus,
 } from './replica-status.ts';
+export { createRunRelay } from './run-relay.ts';
 export { createSessionCoordinator } from './session-coordinator.ts';

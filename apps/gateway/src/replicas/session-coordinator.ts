@@ -56,6 +56,8 @@ export interface SessionCoordinator {
 export interface SessionCoordinatorOptions {
   readonly store: PostgresSessionStore;
   readonly logger: Logger;
+  /** Called when a message is handed to the replica that holds its session (it runs there). */
+  readonly onHandedOver?: (input: TurnInput) => void;
   /** How often unfinished records are looked for without a wake-up. Default 1000 ms. */
   readonly pollIntervalMs?: number;
 }
@@ -282,6 +284,7 @@ export function createSessionCoordinator(options: SessionCoordinatorOptions): Se
           .finally(() => awaitingAdmission.delete(key));
         if (admission.owner === 'other') {
           held.delete(key);
+          options.onHandedOver?.(input);
           logger.debug('replicas: session runs on another replica; message handed over', {
             sessionKey: input.sessionKey,
             ref: key,

@@ -158,8 +158,17 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   });
   // Several replicas on one PostgreSQL: session leases, wake-ups, the replica listing (decision 0021).
   const replicas = shared === undefined ? undefined : await import('../replicas/index.ts');
+  const relay = shared === undefined ? undefined : replicas?.createRunRelay({ store: shared, logger });
   const coordinator =
-    shared === undefined ? undefined : replicas?.createSessionCoordinator({ store: shared, logger });
+    shared === undefined
+      ? undefined
+      : replicas?.createSessionCoordinator({
+          store: shared,
+          logger,
+          onHandedOver: (input) => {
+            if (input.runId !== undefined) relay?.handedOver(input.runId);
+          },
+        });
   const journal =
     coordinator?.journal(createInboundJournal({ store, logger })) ?? createInboundJournal({ store, logger });
   // What the last process left unanswered, listed before anything is admitted (decision 0004).
@@ -205,10 +214,16 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   });
   const pairing = createPairingStore(store, { now });
   await pairing.load();
-  const runs = createRunRegistry({ now });
+  const runs = relay?.runs(createRunRegistry({ now })) ?? createRunRegistry({ now });
   const notAnswered = createNotAnsweredLog({ now });
-  const broadcast = (event: string, payload: unknown, filter?: Parameters<ProtocolServer['broadcast']>[2]) =>
+  const broadcast = (
+    event: string,
+    payload: unknown,
+    filter?: Parameters<ProtocolServer['broadcast']>[2],
+  ) => {
     server?.broadcast(event, payload, filter);
+    relay?.publish(event, payload, filter);
+  };
   const channels = createChannelManager({
     logger,
     now,
@@ -322,6 +337,17 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     { enqueueHere: inboundImpl.enqueueHere, recover: inboundImpl.recover, runs },
     leftUnanswered,
   );
+  await relay?.start({
+    deliver: (event, payload, filter) => server?.broadcast(event, payload, filter),
+    abortHere: (sessionKey, runId) => {
+      const active = runs
+        .activeForSession(sessionKey)
+        .filter((run) => runId === undefined || run.runId === runId);
+      if (active.length === 0) return { aborted: false, runIds: [] };
+      const result = dispatcher.abort(sessionKey, { clearQueue: false });
+      return { aborted: result.aborted, runIds: active.map((run) => run.runId) };
+    },
+  });
 
   const reloader = createConfigReloader({
     live,
@@ -371,6 +397,9 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     ...(shared === undefined || replicas === undefined
       ? {}
       : { replicaStatus: replicas.createReplicaStatusReader(shared) }),
+    ...(relay === undefined
+      ? {}
+      : { abortOnReplica: (sessionKey: string, runId?: string) => relay.abortRemote(sessionKey, runId) }),
   };
   const methods = createGatewayMethods(methodServices, { registry, reloadConfig });
   const sessionDefaults = () => {
@@ -475,6 +504,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
       configWatcher.close();
       heapTrim.stop();
       void coordinator?.close();
+      void relay?.close();
     },
     dispatcher,
     registry,
@@ -484,6 +514,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     stopExtensions: async () => {
       await extensions.stop();
       await coordinator?.close();
+      await relay?.close();
     },
     store,
     logger,
