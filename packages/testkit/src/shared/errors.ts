@@ -26,7 +26,7 @@ export const testkitErrorCodes: Readonly<Record<TestkitErrorCode, string>> = {
   TESTKIT_NOT_STARTED: 'The fake was used (baseURL read, request awaited) before start() resolved.',
   TESTKIT_CLOSED: 'The fake was closed: start() after close(), or a pending wait was cut short by close().',
   TESTKIT_WAIT_TIMEOUT:
-    'A wait for a request (nextRequest, waitForRequests) timed out; the message says how many arrived.',
+    'A wait on a fake (nextRequest, waitForRequests, waitForMessages, waitFor…) timed out; the message says what was awaited and what had arrived.',
 } satisfies ErrorCodeTable;
 
 /** The error every testkit fake throws or records. */
