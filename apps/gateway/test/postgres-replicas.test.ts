@@ -44,8 +44,12 @@ beforeAll(async () => {
     );
   }
   // Both start together: the schema is migrated once, under the migration lock.
-  gateways.push(
-    ...(await Promise.all(directories.map((stateDirectory) => startChildGateway({ stateDirectory, token })))),
+  // Each is kept as soon as it runs, so afterAll stops it even when the other fails to start
+  // (a started child left running kept the test process alive: the hang seen under load).
+  await Promise.all(
+    directories.map(async (stateDirectory) => {
+      gateways.push(await startChildGateway({ stateDirectory, token }));
+    }),
   );
   observer = await createPostgresSessionStore({ url });
 }, 180_000);

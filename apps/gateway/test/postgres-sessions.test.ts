@@ -22,6 +22,8 @@ let cluster: PostgresCluster;
 let model: FakeAnthropic;
 let observer: PostgresSessionStore;
 const gateways: ChildGateway[] = [];
+/** Messages whose first model request never answers (the failover test). */
+const stalled = new Set<string>();
 const directories: string[] = [];
 
 /** Polls `condition` until it holds; fails naming `what` after `timeoutMs`. */
@@ -69,11 +71,15 @@ beforeAll(async () => {
   cluster = await startPostgresCluster();
   const url = await cluster.createDatabase('sessions');
   model = await createFakeAnthropic({
-    fallback: (request) =>
-      (request.lastUserText ?? '').includes('slow')
-        ? // Runs until aborted (the abort test).
-          { text: 'too late', latency: { firstByteMs: 600_000 } }
-        : { text: `ack ${(request.lastUserText ?? '').match(tokenPattern)?.join(' ') ?? ''}` },
+    fallback: (request) => {
+      const text = request.lastUserText ?? '';
+      // Never answered: `slow` until aborted, `stalls once` on its first attempt (failover).
+      const stall = text.includes('slow') || (text.includes('stalls once') && !stalled.has(text));
+      if (text.includes('stalls once')) stalled.add(text);
+      return stall
+        ? { text: 'too late', latency: { firstByteMs: 600_000 } }
+        : { text: `ack ${text.match(tokenPattern)?.join(' ') ?? ''}` };
+    },
     // Long enough that two turns of one session would overlap if both replicas ran them.
     latency: { firstByteMs: 250 },
   }).start();
@@ -91,8 +97,12 @@ beforeAll(async () => {
       }),
     );
   }
-  gateways.push(
-    ...(await Promise.all(directories.map((stateDirectory) => startChildGateway({ stateDirectory, token })))),
+  // Each is kept as soon as it runs, so afterAll stops it even when the other fails to start
+  // (a started child left running kept the test process alive: the hang seen under load).
+  await Promise.all(
+    directories.map(async (stateDirectory) => {
+      gateways.push(await startChildGateway({ stateDirectory, token }));
+    }),
   );
   observer = await createPostgresSessionStore({ url, poolSize: 2 });
 }, 180_000);
@@ -252,5 +262,55 @@ describe('two gateway replicas on one PostgreSQL: sessions', () => {
       messageId: slowId,
     });
     expect(record?.state).toBe('failed');
+  }, 240_000);
+
+  // Last: it SIGKILLs a replica.
+  it('moves a session to the surviving replica when its owner is killed, in order, each message answered once', async () => {
+    const [owner, survivor] = gateways as [ChildGateway, ChildGateway];
+    const [toOwner, toSurvivor] = [await owner.client(), await survivor.client()];
+    await request(toOwner, 'chat.send', {
+      sessionKey: 'failover',
+      message: 'stalls once t200',
+      idempotencyKey: 'failover-1',
+    });
+    await waitFor('the first message to reach the model on its owner', async () =>
+      model.messageRequests.some((entry) => entry.lastUserText?.includes('t200')) ? true : undefined,
+    );
+    // Sent to the other replica while the owner runs the session: handed to the owner.
+    await request(toSurvivor, 'chat.send', {
+      sessionKey: 'failover',
+      message: 'then t201',
+      idempotencyKey: 'failover-2',
+    });
+    const killedAt = Date.now();
+    await owner.kill('SIGKILL');
+
+    const states = await waitFor('both messages answered by the survivor', async () => {
+      const records = await Promise.all(
+        ['failover-1', 'failover-2'].map((messageId) =>
+          observer.getInbound({ channel: rpcChannel, accountId: rpcAccountId, messageId }),
+        ),
+      );
+      const current = records.map((record) => record?.state ?? 'missing');
+      return current.every((state) => state === 'replied' || state === 'failed') ? current : undefined;
+    });
+    expect(states).toEqual(['replied', 'replied']);
+    const requests = model.messageRequests.filter((entry) => /t20[01]/.test(entry.lastUserText ?? ''));
+    // t200: the killed owner's unanswered attempt, then the survivor's; t201 once, after it.
+    expect(requests.map((entry) => entry.lastUserText?.match(tokenPattern)?.[0])).toEqual([
+      't200',
+      't200',
+      't201',
+    ]);
+    const resumedAt = requests[1]!.receivedAt;
+    console.info(`failover: the survivor resumed the session ${resumedAt - killedAt} ms after the SIGKILL`);
+    const lastAnswers = requests[2]!.messages
+      .filter((message) => message.role === 'assistant')
+      .map((message) =>
+        typeof message.content === 'string'
+          ? message.content
+          : message.content.map((block) => ('text' in block ? String(block.text) : '')).join(''),
+      );
+    expect(lastAnswers).toContain('ack t200');
   }, 240_000);
 });

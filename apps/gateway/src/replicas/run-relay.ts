@@ -235,6 +235,11 @@ export function createRunRelay(options: RunRelayOptions): RunRelay {
       registry = local;
       return {
         ...local,
+        accept(runId, sessionKey, agentId) {
+          // Accepted to run here (taken over from a replica that is gone): no longer remote.
+          remote.delete(runId);
+          return local.accept(runId, sessionKey, agentId);
+        },
         finish(runId, status, final, details) {
           const record = local.get(runId);
           local.finish(runId, status, final, details);
