@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { TestkitError } from '../shared/errors.ts';
 import { addFaultRule, type FaultRuleHandle } from '../shared/fault-rule.ts';
 import { closeServer, listenOnLoopback, readBody } from '../shared/http-server.ts';
+import { type ConditionWaiter, createConditionWaiter } from '../shared/waiter.ts';
 import {
   errorBody,
   isHttpFault,
@@ -124,16 +125,6 @@ interface MutableFaultRule {
   readonly endpoint: FakeEndpoint | 'any';
 }
 
-interface Waiter {
-  readonly endpoint: FakeEndpoint | undefined;
-  /** `next`: the next matching request; `count`: total matching requests >= target. */
-  readonly kind: 'next' | 'count';
-  readonly target: number;
-  readonly resolve: (request: RecordedRequest | undefined) => void;
-  readonly reject: (error: TestkitError) => void;
-  readonly timer: unknown;
-}
-
 const defaultTimers: FakeTimers = {
   // Unref'd: a pending latency or wait timer never keeps a test process alive on its own.
   setTimeout: (callback, milliseconds) => setTimeout(callback, milliseconds).unref(),
@@ -151,7 +142,9 @@ export class FakeAnthropic implements AsyncDisposable {
   readonly #rules: MutableFaultRule[] = [];
   readonly #requests: RecordedRequest[] = [];
   readonly #errors: TestkitError[] = [];
-  readonly #waiters: Waiter[] = [];
+  readonly #waiter: ConditionWaiter;
+  /** The newest request of each endpoint (and of any), which a `nextRequest` wait resolves with. */
+  readonly #lastRecorded: Partial<Record<FakeEndpoint | 'any', RecordedRequest>> = {};
   readonly #counts: Record<FakeEndpoint | 'any', number> = {
     messages: 0,
     count_tokens: 0,
@@ -207,6 +200,11 @@ export class FakeAnthropic implements AsyncDisposable {
     this.#now = options.now ?? Date.now;
     this.#timers = options.timers ?? defaultTimers;
     this.#waitTimeoutMs = positiveInteger(options.waitTimeoutMs, 'waitTimeoutMs', 5000);
+    this.#waiter = createConditionWaiter({
+      subject: 'fake Anthropic API',
+      defaultTimeoutMs: this.#waitTimeoutMs,
+      timers: this.#timers,
+    });
     this.#maxBodyBytes = positiveInteger(options.maxBodyBytes, 'maxBodyBytes', 32 * 1024 * 1024);
     if (options.turns !== undefined) {
       if (!Array.isArray(options.turns)) {
@@ -255,15 +253,7 @@ export class FakeAnthropic implements AsyncDisposable {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    for (const waiter of this.#waiters.splice(0)) {
-      this.#timers.clearTimeout(waiter.timer);
-      waiter.reject(
-        new TestkitError(
-          'TESTKIT_CLOSED',
-          'fake Anthropic API closed while a wait for a request was pending',
-        ),
-      );
-    }
+    this.#waiter.close();
     await closeServer(this.#server);
   }
 
@@ -407,40 +397,25 @@ export class FakeAnthropic implements AsyncDisposable {
       : this.#requests.filter((request) => request.endpoint === endpoint);
   }
 
-  #wait(kind: Waiter['kind'], target: number, options: WaitOptions): Promise<RecordedRequest | undefined> {
+  /** Waits until `target` matching requests were recorded; resolves with the newest one. */
+  async #wait(
+    kind: 'next' | 'count',
+    target: number,
+    options: WaitOptions,
+  ): Promise<RecordedRequest | undefined> {
     if (this.#closed) {
-      return Promise.reject(
-        new TestkitError('TESTKIT_CLOSED', 'fake Anthropic API: wait for a request after close()'),
-      );
+      throw new TestkitError('TESTKIT_CLOSED', 'fake Anthropic API: wait for a request after close()');
     }
-    const endpoint = options.endpoint;
-    if (this.#counts[endpoint ?? 'any'] >= target) return Promise.resolve(undefined);
-    const timeoutMs = options.timeoutMs ?? this.#waitTimeoutMs;
-    return new Promise<RecordedRequest | undefined>((resolve, reject) => {
-      const waiter: Waiter = {
-        endpoint,
-        kind,
-        target,
-        resolve,
-        reject,
-        timer: this.#timers.setTimeout(() => {
-          const index = this.#waiters.indexOf(waiter);
-          if (index !== -1) this.#waiters.splice(index, 1);
-          const seen = this.#counts[endpoint ?? 'any'];
-          const what = endpoint === undefined ? 'requests' : `${endpoint} requests`;
-          reject(
-            new TestkitError(
-              'TESTKIT_WAIT_TIMEOUT',
-              kind === 'next'
-                ? `fake Anthropic API: no new ${what} within ${timeoutMs} ms (${seen} so far)`
-                : `fake Anthropic API: waited ${timeoutMs} ms for ${target} ${what}, ${seen} arrived`,
-              { details: { target, seen, timeoutMs } },
-            ),
-          );
-        }, timeoutMs),
-      };
-      this.#waiters.push(waiter);
+    const key = options.endpoint ?? 'any';
+    const what = options.endpoint === undefined ? 'requests' : `${options.endpoint} requests`;
+    const found = await this.#waiter.until({
+      check: () => (this.#counts[key] >= target ? { request: this.#lastRecorded[key] } : undefined),
+      awaited: kind === 'next' ? `the next of the ${what}` : `${target} ${what}`,
+      arrived: () => (kind === 'next' ? `${this.#counts[key]} so far` : `${this.#counts[key]} arrived`),
+      details: () => ({ target, seen: this.#counts[key] }),
+      timeoutMs: options.timeoutMs,
     });
+    return found.request;
   }
 
   #record(request: RecordedRequest): void {
@@ -450,18 +425,9 @@ export class FakeAnthropic implements AsyncDisposable {
     }
     this.#counts.any += 1;
     this.#counts[request.endpoint] += 1;
-    if (this.#waiters.length === 0) return;
-    for (let index = 0; index < this.#waiters.length; ) {
-      const waiter = this.#waiters[index]!;
-      if (
-        this.#counts[waiter.endpoint ?? 'any'] >= waiter.target &&
-        (waiter.endpoint === undefined || waiter.endpoint === request.endpoint)
-      ) {
-        this.#waiters.splice(index, 1);
-        this.#timers.clearTimeout(waiter.timer);
-        waiter.resolve(request);
-      } else index += 1;
-    }
+    this.#lastRecorded.any = request;
+    this.#lastRecorded[request.endpoint] = request;
+    this.#waiter.notify();
   }
 
   async #handle(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {

@@ -13,6 +13,7 @@ import type { Duplex } from 'node:stream';
 import { type RawData, type WebSocket, WebSocketServer } from 'ws';
 import { TestkitError } from '../shared/errors.ts';
 import { closeServer, listenOnLoopback } from '../shared/http-server.ts';
+import { createConditionWaiter, whenTrue } from '../shared/waiter.ts';
 import { createSnowflakeGenerator } from './snowflake.ts';
 import {
   type DiscordApiAttachment,
@@ -339,7 +340,7 @@ export function createFakeDiscord(options: FakeDiscordOptions = {}): FakeDiscord
   const reactions: FakeDiscordReaction[] = [];
   const rateLimits: Array<PendingFault<RateLimitFault>> = [];
   const errorFaults: Array<PendingFault<ErrorFault>> = [];
-  const waiters = new Set<() => void>();
+  const waiter = createConditionWaiter({ subject: 'FakeDiscord', defaultTimeoutMs: defaultWaitMs });
   let rateLimitedCount = 0;
   let identifyCount = 0;
   let heartbeatCount = 0;
@@ -350,9 +351,7 @@ export function createFakeDiscord(options: FakeDiscordOptions = {}): FakeDiscord
   let port = 0;
   let closed = false;
 
-  const notify = (): void => {
-    for (const waiter of [...waiters]) waiter();
-  };
+  const notify = (): void => waiter.notify();
 
   const requirePort = (): number => {
     if (port === 0) throw new TestkitError('TESTKIT_NOT_STARTED', 'FakeDiscord: call start() before use');
@@ -1320,33 +1319,9 @@ export function createFakeDiscord(options: FakeDiscordOptions = {}): FakeDiscord
     description: string,
     waitOptions: FakeDiscordWaitOptions = {},
   ): Promise<void> {
-    if (predicate()) return Promise.resolve();
-    const timeoutMs = waitOptions.timeoutMs ?? defaultWaitMs;
-    return new Promise((resolve, reject) => {
-      const check = (): void => {
-        if (closed) {
-          finish();
-          reject(new TestkitError('TESTKIT_CLOSED', `FakeDiscord closed while waiting for ${description}`));
-        } else if (predicate()) {
-          finish();
-          resolve();
-        }
-      };
-      const timer = setTimeout(() => {
-        finish();
-        reject(
-          new TestkitError(
-            'TESTKIT_WAIT_TIMEOUT',
-            `FakeDiscord: timed out after ${timeoutMs} ms waiting for ${description}`,
-          ),
-        );
-      }, timeoutMs);
-      const finish = (): void => {
-        clearTimeout(timer);
-        waiters.delete(check);
-      };
-      waiters.add(check);
-    });
+    return waiter
+      .until({ check: whenTrue(predicate), awaited: description, timeoutMs: waitOptions.timeoutMs })
+      .then(() => undefined);
   }
 
   const sessionInfo = (session: Session): FakeDiscordSessionInfo => ({
@@ -1377,7 +1352,7 @@ export function createFakeDiscord(options: FakeDiscordOptions = {}): FakeDiscord
     async close() {
       if (closed) return;
       closed = true;
-      notify();
+      waiter.close();
       for (const client of sockets?.clients ?? []) client.terminate();
       sockets?.close();
       if (server !== undefined) await closeServer(server);
@@ -1409,11 +1384,12 @@ export function createFakeDiscord(options: FakeDiscordOptions = {}): FakeDiscord
     messages: (channelId) => [...(messagesByChannel.get(channelId) ?? [])],
     botMessages,
     async waitForBotMessages(channelId, count, waitOptions) {
-      await waitFor(
-        () => botMessages(channelId).length >= count,
-        `${count} bot message(s) in channel ${channelId} (have ${botMessages(channelId).length})`,
-        waitOptions,
-      );
+      await waiter.until({
+        check: whenTrue(() => botMessages(channelId).length >= count),
+        awaited: `${count} bot message(s) in channel ${channelId}`,
+        arrived: () => `${botMessages(channelId).length} posted`,
+        timeoutMs: waitOptions?.timeoutMs,
+      });
       return botMessages(channelId);
     },
     requests,

@@ -8,7 +8,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { sleep } from '@switchboard/hooks';
 import { TestkitError } from '../shared/errors.ts';
 import { closeServer, listenOnLoopback } from '../shared/http-server.ts';
-import { type ChangeSignal, createChangeSignal, sentLog } from './wait.ts';
+import { type ConditionWaiter, createConditionWaiter } from '../shared/waiter.ts';
+import { sentLog } from './sent-log.ts';
 
 export interface FakeWhatsAppCloudOptions {
   readonly phoneNumberId?: string;
@@ -154,7 +155,10 @@ export function createFakeWhatsAppCloud(options: FakeWhatsAppCloudOptions = {}):
   const businessAccountId = options.businessAccountId ?? '200000000000002';
   const retry = options.webhookRetry ?? { attempts: 20, delayMs: 250 };
   const now = options.now ?? Date.now;
-  const signal: ChangeSignal = createChangeSignal();
+  const waiter: ConditionWaiter = createConditionWaiter({
+    subject: 'FakeWhatsAppCloud',
+    defaultTimeoutMs: 10_000,
+  });
   const media = new Map<string, StoredMedia>();
   const payloads = new Map<string, string>();
   const lastInbound = new Map<string, number>();
@@ -360,14 +364,14 @@ export function createFakeWhatsAppCloud(options: FakeWhatsAppCloudOptions = {}):
       }
       if (body.status === 'read') {
         reads.push({ messageId: String(body.message_id), typing: body.typing_indicator !== undefined });
-        signal.notify();
+        waiter.notify();
         json(response, { success: true });
         return;
       }
       if (rateLimit !== undefined && rateLimit.count > 0) {
         rateLimit.count -= 1;
         rateLimited += 1;
-        signal.notify();
+        waiter.notify();
         graphError(response, 429, 130429, '(#130429) Rate limit hit', {
           'retry-after': String(rateLimit.retryAfterSeconds),
         });
@@ -426,7 +430,7 @@ export function createFakeWhatsAppCloud(options: FakeWhatsAppCloudOptions = {}):
         body,
         at: now(),
       });
-      signal.notify();
+      waiter.notify();
       json(response, {
         messaging_product: 'whatsapp',
         ...(recipientType === 'individual' ? { contacts: [{ input: to, wa_id: digitsOf(to) }] } : {}),
@@ -476,7 +480,7 @@ export function createFakeWhatsAppCloud(options: FakeWhatsAppCloudOptions = {}):
       return cloud;
     },
     async close() {
-      signal.close();
+      waiter.close();
       if (server !== undefined) await closeServer(server);
     },
     get graphBase() {
@@ -566,7 +570,7 @@ export function createFakeWhatsAppCloud(options: FakeWhatsAppCloudOptions = {}):
       rateLimit = { count, retryAfterSeconds };
     },
     rateLimitedSends: () => rateLimited,
-    ...sentLog(sent, signal),
+    ...sentLog(sent, waiter),
     reads: () => [...reads],
     uploads: () =>
       [...media.values()]

@@ -336,7 +336,7 @@ describe('FakeWhatsApp messages', () => {
 
   it('times out a wait with a message saying what it waited for', async () => {
     await expect(world.waitForSent(alice.id, 1, 30)).rejects.toThrow(
-      /1 message\(s\) sent to \+15551230001; got 0/,
+      /1 message\(s\) sent to \+15551230001, got 0/,
     );
   });
 });

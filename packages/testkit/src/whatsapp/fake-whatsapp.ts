@@ -12,9 +12,10 @@ import pino from 'pino';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { TestkitError } from '../shared/errors.ts';
 import { closeServer, listenOnLoopback } from '../shared/http-server.ts';
+import { type ConditionWaiter, createConditionWaiter } from '../shared/waiter.ts';
 import { type FakeSocketFactory, fakeSocketFactory, messageFromWire } from './fake-socket.ts';
 import type { KeyExtras, SocketFrame, WireError, WireMe, WireMessage, WorldFrame } from './protocol.ts';
-import { type ChangeSignal, createChangeSignal, sentLog } from './wait.ts';
+import { sentLog } from './sent-log.ts';
 
 export interface FakeWhatsAppOptions {
   /** The linked account's phone number, digits only. Default `15550009999`. */
@@ -191,7 +192,10 @@ export function createFakeWhatsApp(options: FakeWhatsAppOptions = {}): FakeWhats
   const connections = new Set<Connection>();
   const qrRefs: string[] = [];
   const pairingCodes: string[] = [];
-  const signal: ChangeSignal = createChangeSignal();
+  const waiter: ConditionWaiter = createConditionWaiter({
+    subject: 'FakeWhatsApp',
+    defaultTimeoutMs: 10_000,
+  });
   let linkedMe: WireMe | undefined;
   let deviceNumber = 0;
   let logins = 0;
@@ -226,7 +230,7 @@ export function createFakeWhatsApp(options: FakeWhatsAppOptions = {}): FakeWhats
     connection.state = 'closed';
     connection.socket.close();
     connections.delete(connection);
-    signal.notify();
+    waiter.notify();
   };
   const openConnection = () =>
     [...connections].find(
@@ -275,7 +279,7 @@ export function createFakeWhatsApp(options: FakeWhatsAppOptions = {}): FakeWhats
       () => closeConnection(connection, { statusCode: 515, message: 'Stream Errored (restart required)' }),
       5,
     );
-    signal.notify();
+    waiter.notify();
   };
 
   const offerQr = (connection: Connection) => {
@@ -288,7 +292,7 @@ export function createFakeWhatsApp(options: FakeWhatsAppOptions = {}): FakeWhats
     const ref = `2@${randomBytes(24).toString('base64')}`;
     qrRefs.push(ref);
     send(connection, { type: 'qr', ref });
-    signal.notify();
+    waiter.notify();
     if (options.autoLink === true && connection.pairingCode === undefined) {
       setTimeout(() => {
         if (connection.state === 'linking' && connection.pairingCode === undefined) pairSuccess(connection);
@@ -323,7 +327,7 @@ export function createFakeWhatsApp(options: FakeWhatsAppOptions = {}): FakeWhats
     logins += 1;
     send(connection, { type: 'open', me: linkedMe });
     flushOffline(connection);
-    signal.notify();
+    waiter.notify();
   };
 
   const conversationOf = (jid: string): string => {
@@ -357,13 +361,13 @@ export function createFakeWhatsApp(options: FakeWhatsAppOptions = {}): FakeWhats
             message: 'rate-overlimit',
             data: { retryAfter: rateLimit.retryAfterSeconds },
           });
-          signal.notify();
+          waiter.notify();
           return;
         }
         const message = messageFromWire(request.message);
         sent.push(describeSent(message, request.jid, conversationOf(request.jid), now()));
         reply(null);
-        signal.notify();
+        waiter.notify();
         return;
       }
       case 'group-metadata': {
@@ -396,7 +400,7 @@ export function createFakeWhatsApp(options: FakeWhatsAppOptions = {}): FakeWhats
         connection.pairingCode = code;
         pairingCodes.push(code);
         reply(code);
-        signal.notify();
+        waiter.notify();
         if (options.autoLink === true) setTimeout(() => enterPairingCode(code), 5);
         return;
       }
@@ -505,26 +509,26 @@ export function createFakeWhatsApp(options: FakeWhatsAppOptions = {}): FakeWhats
                 ...(frame.jid === undefined ? {} : { jid: frame.jid }),
                 at: now(),
               });
-              signal.notify();
+              waiter.notify();
             } else if (frame.type === 'read') {
               reads.push(...frame.keys);
-              signal.notify();
+              waiter.notify();
             }
           });
           ws.on('close', () => {
             clearTimeout(connection.qrTimer);
             connection.state = 'closed';
             connections.delete(connection);
-            signal.notify();
+            waiter.notify();
           });
-          signal.notify();
+          waiter.notify();
         });
       });
       port = await listenOnLoopback(server);
       return world;
     },
     async close() {
-      signal.close();
+      waiter.close();
       for (const connection of connections) {
         clearTimeout(connection.qrTimer);
         connection.socket.terminate();
@@ -691,13 +695,14 @@ export function createFakeWhatsApp(options: FakeWhatsAppOptions = {}): FakeWhats
       };
     },
     waitForLink(check, timeoutMs = 5_000) {
-      return signal.waitFor(
-        () => (check(world.link) ? world.link : undefined),
+      return waiter.until({
+        check: () => (check(world.link) ? world.link : undefined),
+        awaited: 'the link state to match',
+        arrived: () => `it is ${JSON.stringify(world.link)}`,
         timeoutMs,
-        () => `link state ${JSON.stringify(world.link)}`,
-      );
+      });
     },
-    ...sentLog(sent, signal),
+    ...sentLog(sent, waiter),
     async sentMedia(id) {
       const record = sent.find((message) => message.id === id);
       if (record === undefined)
