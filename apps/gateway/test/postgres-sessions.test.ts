@@ -76,9 +76,10 @@ beforeAll(async () => {
       // Never answered: `slow` until aborted, `stalls once` on its first attempt (failover).
       const stall = text.includes('slow') || (text.includes('stalls once') && !stalled.has(text));
       if (text.includes('stalls once')) stalled.add(text);
-      return stall
-        ? { text: 'too late', latency: { firstByteMs: 600_000 } }
-        : { text: `ack ${text.match(tokenPattern)?.join(' ') ?? ''}` };
+      if (stall) return { text: 'too late', latency: { firstByteMs: 600_000 } };
+      // Larger than one NOTIFY can carry (the relay truncates it).
+      if (text.includes('long answer')) return { text: `long ${'0123456789'.repeat(1200)}` };
+      return { text: `ack ${text.match(tokenPattern)?.join(' ') ?? ''}` };
     },
     // Long enough that two turns of one session would overlap if both replicas ran them.
     latency: { firstByteMs: 250 },
@@ -238,6 +239,26 @@ describe('two gateway replicas on one PostgreSQL: sessions', () => {
     // Relayed, not duplicated: A's client sees each chat event of the run once.
     const chatSeqs = eventsOf(onA, 'chat', runId).map((frame) => frame.payload?.seq);
     expect(new Set(chatSeqs).size).toBe(chatSeqs.length);
+
+    // A final answer larger than NOTIFY's 8000 bytes reaches A truncated, with a note.
+    const longId = 'relayed-long-run';
+    await request(onB, 'chat.send', {
+      sessionKey: 'long-on-b',
+      message: 'long answer t102',
+      idempotencyKey: longId,
+    });
+    expect(await request(onA, 'agent.wait', { runId: longId, timeoutMs: 120_000 })).toMatchObject({
+      status: 'ok',
+    });
+    const longFinal = await waitFor('the final chat event of the long run at a client of A', async () =>
+      eventsOf(onA, 'chat', longId).find((frame) => frame.payload?.state === 'final'),
+    );
+    expect(longFinal.payload).toMatchObject({ runId: longId, truncated: true });
+    expect(String(longFinal.payload?.note)).toMatch(/chat\.history/);
+    const onBFinal = await waitFor('the same event at a client of B, whole', async () =>
+      eventsOf(onB, 'chat', longId).find((frame) => frame.payload?.state === 'final'),
+    );
+    expect(JSON.stringify(onBFinal.payload)).toContain('0123456789'.repeat(1200));
 
     // A run that only an abort ends, executing on B, aborted through A.
     const slowId = 'relayed-slow-run';

@@ -8,7 +8,6 @@ export { StorePostgresError, type StorePostgresErrorCode, storePostgresErrorCode
 export type { StoreInstance } from './instance.ts';
 // For the gateway's replica coordination: session leases and LISTEN/NOTIFY.
 export type { NotificationListener, Notifications } from './notifications.ts';
-export { notifyPayloadLimitBytes } from './notifications.ts';
 // For the gateway: open the store.
 export {
   createPostgresSessionStore,

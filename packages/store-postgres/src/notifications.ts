@@ -8,7 +8,7 @@ import type { Client } from 'pg';
 import type { Database } from './database.ts';
 
 /** PostgreSQL refuses NOTIFY payloads of 8000 bytes or more; we stay below with room to spare. */
-export const notifyPayloadLimitBytes = 7900;
+const notifyPayloadLimitBytes = 7900;
 
 /** A running listener. */
 export interface NotificationListener {

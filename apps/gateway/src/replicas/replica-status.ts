@@ -6,7 +6,7 @@ import type { PostgresSessionStore } from '@switchboard/store-postgres';
 /** Sessions listed per replica; the count is always complete. */
 const listedSessions = 20;
 
-export interface ReplicaSummary {
+interface ReplicaSummary {
   readonly instanceId: number;
   readonly ownerId: string;
   readonly hostname: string;
@@ -18,7 +18,7 @@ export interface ReplicaSummary {
   readonly sessionLeases: { readonly count: number; readonly sessions: readonly string[] };
 }
 
-export interface ReplicasStatus {
+interface ReplicasStatus {
   readonly self: number;
   readonly replicas: readonly ReplicaSummary[];
 }

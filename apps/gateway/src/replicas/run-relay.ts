@@ -32,7 +32,8 @@ type ControlMessage =
       readonly sessionKey: string;
       readonly agentId: string;
       readonly status: 'ok' | 'error' | 'aborted';
-      readonly final: RunFinal;
+      /** Absent when too large for a NOTIFY: the receiver reads the stored run result. */
+      readonly final?: RunFinal;
     }
   | {
       readonly type: 'abort';
@@ -51,7 +52,7 @@ type ControlMessage =
       readonly runIds: readonly string[];
     };
 
-export interface AbortOutcome {
+interface AbortOutcome {
   readonly aborted: boolean;
   readonly runIds: readonly string[];
 }
@@ -65,7 +66,7 @@ export interface AbortOutcome {
  * session's lease holder to abort and resolves with its answer (or nothing aborted after
  * `abortTimeoutMs`).
  */
-export interface RunRelay {
+interface RunRelay {
   publish(event: string, payload: unknown, filter?: EventFilter): void;
   runs(local: RunRegistry): RunRegistry;
   handedOver(runId: string): void;
@@ -77,7 +78,7 @@ export interface RunRelay {
   close(): Promise<void>;
 }
 
-export interface RunRelayOptions {
+interface RunRelayOptions {
   readonly store: PostgresSessionStore;
   readonly logger: Logger;
   readonly flushMs?: number;
@@ -158,14 +159,26 @@ export function createRunRelay(options: RunRelayOptions): RunRelay {
     if (flushTimer === undefined && !closed) flushTimer = setTimeout(flush, flushMs);
   }
 
-  function finishHere(message: Extract<ControlMessage, { type: 'run_end' }>): void {
+  function finishHere(message: Extract<ControlMessage, { type: 'run_end' }>, final: RunFinal): void {
     const runs = registry;
     if (runs === undefined) return;
     remote.delete(message.runId);
     const existing = runs.get(message.runId);
     if (existing?.final !== undefined) return;
     if (existing === undefined) runs.accept(message.runId, message.sessionKey, message.agentId);
-    runs.finish(message.runId, message.status, message.final);
+    runs.finish(message.runId, message.status, final);
+  }
+
+  /** A run_end whose final did not fit: the stored result (protocol runs), or a stub saying so. */
+  async function finishByReference(message: Extract<ControlMessage, { type: 'run_end' }>): Promise<void> {
+    const stored = await store.getState('run-results', message.runId);
+    finishHere(
+      message,
+      (stored?.value as RunFinal | undefined) ?? {
+        ok: message.status === 'ok',
+        payload: { runId: message.runId, status: message.status, truncated: true },
+      },
+    );
   }
 
   function onEvents(payload: string): void {
@@ -177,8 +190,16 @@ export function createRunRelay(options: RunRelayOptions): RunRelay {
   function onControl(payload: string): void {
     const message = JSON.parse(payload) as ControlMessage;
     if (message.from === self) return;
-    if (message.type === 'run_end') finishHere(message);
-    else if (message.type === 'abort' && message.to === self) {
+    if (message.type === 'run_end') {
+      if (message.final !== undefined) finishHere(message, message.final);
+      else
+        void finishByReference(message).catch((error: unknown) =>
+          logger.warn('replicas: reading the result of a run on another replica failed', {
+            runId: message.runId,
+            error: String(error),
+          }),
+        );
+    } else if (message.type === 'abort' && message.to === self) {
       const outcome = abortHere?.(message.sessionKey, message.runId) ?? { aborted: false, runIds: [] };
       logger.info('replicas: aborting a run at the request of another replica', {
         sessionKey: message.sessionKey,
@@ -206,15 +227,10 @@ export function createRunRelay(options: RunRelayOptions): RunRelay {
       if (stored === undefined) continue;
       const final = stored.value as RunFinal;
       const agentId = registry?.get(runId)?.agentId ?? 'main';
-      finishHere({
-        type: 'run_end',
-        from: '',
-        runId,
-        sessionKey,
-        agentId,
-        status: final.ok ? 'ok' : 'error',
+      finishHere(
+        { type: 'run_end', from: '', runId, sessionKey, agentId, status: final.ok ? 'ok' : 'error' },
         final,
-      });
+      );
     }
   }
 
@@ -244,18 +260,20 @@ export function createRunRelay(options: RunRelayOptions): RunRelay {
           const record = local.get(runId);
           local.finish(runId, status, final, details);
           if (record === undefined || remote.has(runId)) return;
-          void send(
-            controlChannel,
-            JSON.stringify({
-              type: 'run_end',
-              from: self,
-              runId,
-              sessionKey: record.sessionKey,
-              agentId: record.agentId,
-              status,
-              final,
-            } satisfies ControlMessage),
-          );
+          const message: ControlMessage = {
+            type: 'run_end',
+            from: self,
+            runId,
+            sessionKey: record.sessionKey,
+            agentId: record.agentId,
+            status,
+            final,
+          };
+          let encoded = JSON.stringify(message);
+          // Too large for one NOTIFY: the others read the stored result instead.
+          if (Buffer.byteLength(encoded) > payloadBudgetBytes)
+            encoded = JSON.stringify({ ...message, final: undefined });
+          void send(controlChannel, encoded);
         },
         activeForSession(sessionKey) {
           return local.activeForSession(sessionKey).filter((record) => !remote.has(record.runId));

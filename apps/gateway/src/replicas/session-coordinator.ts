@@ -14,23 +14,24 @@
 // Loaded only when `storage.kind` is `postgres`.
 import type { Logger } from '@switchboard/hooks';
 import type { InboundRecord, InboundRef } from '@switchboard/sessions';
-import type { NotificationListener, PostgresSessionStore } from '@switchboard/store-postgres';
+import {
+  type NotificationListener,
+  type PostgresSessionStore,
+  workChannel,
+} from '@switchboard/store-postgres';
 import type { RpcJournalPayload } from '../runtime/inbound-input.ts';
 import type { InboundJournal } from '../runtime/journal.ts';
 import type { RunRegistry } from '../runtime/runs.ts';
 import { refKey, type TurnInput } from '../runtime/turn-input.ts';
 
-/** The NOTIFY channel of session work; mirrors store-postgres `workChannel`. */
-const workChannel = 'switchboard_session_work';
-
 /** The journal payload of a channel message handed to another replica: the routed turn input. */
-export interface HandedOverPayload {
+interface HandedOverPayload {
   readonly kind: 'turn';
   readonly input: TurnInput;
 }
 
 /** What the coordinator needs from this replica's runtime (given once, by `start`). */
-export interface LocalRuntime {
+interface LocalRuntime {
   /** Puts an input into this replica's dispatcher (the caller holds the session's lease). */
   enqueueHere(input: TurnInput): void;
   /** Resumes journal records through the inbound path (routing, directives, admission). */
@@ -45,7 +46,7 @@ export interface LocalRuntime {
  * runtime uses (it tracks which records this replica holds); `start` before the first
  * `admit`; `close` stops the poll and the listener (leases go with the instance lock).
  */
-export interface SessionCoordinator {
+interface SessionCoordinator {
   journal(base: InboundJournal): InboundJournal;
   start(local: LocalRuntime, alreadyListed: readonly InboundRecord[]): Promise<void>;
   /** Resolves once admitted (enqueued here or handed over); never rejects (a failure is left to the poll). */
@@ -53,7 +54,7 @@ export interface SessionCoordinator {
   close(): Promise<void>;
 }
 
-export interface SessionCoordinatorOptions {
+interface SessionCoordinatorOptions {
   readonly store: PostgresSessionStore;
   readonly logger: Logger;
   /** Called when a message is handed to the replica that holds its session (it runs there). */
