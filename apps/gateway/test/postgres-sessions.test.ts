@@ -77,6 +77,9 @@ beforeAll(async () => {
       const stall = text.includes('slow') || (text.includes('stalls once') && !stalled.has(text));
       if (text.includes('stalls once')) stalled.add(text);
       if (stall) return { text: 'too late', latency: { firstByteMs: 600_000 } };
+      // Busy long enough for messages sent meanwhile to queue behind it (the collect test).
+      if (text.includes('busy for a while'))
+        return { text: 'done being busy', latency: { firstByteMs: 5000 } };
       // Larger than one NOTIFY can carry (the relay truncates it).
       if (text.includes('long answer')) return { text: `long ${'0123456789'.repeat(1200)}` };
       return { text: `ack ${text.match(tokenPattern)?.join(' ') ?? ''}` };
@@ -283,6 +286,42 @@ describe('two gateway replicas on one PostgreSQL: sessions', () => {
       messageId: slowId,
     });
     expect(record?.state).toBe('failed');
+  }, 240_000);
+
+  it('keeps the queue mode across replicas: messages collected while the session is busy run as one turn', async () => {
+    const [onA, onB] = [await gateways[0]!.client(), await gateways[1]!.client()];
+    await request(onA, 'chat.send', {
+      sessionKey: 'collected',
+      message: 'busy for a while t300',
+      idempotencyKey: 'collect-0',
+    });
+    await waitFor('the first turn to reach the model', async () =>
+      model.messageRequests.some((entry) => entry.lastUserText?.includes('t300')) ? true : undefined,
+    );
+    // While it runs: one message through each replica, both in collect mode.
+    await request(onB, 'chat.send', {
+      sessionKey: 'collected',
+      message: 'first t301',
+      idempotencyKey: 'collect-1',
+      queueMode: 'collect',
+    });
+    await request(onA, 'chat.send', {
+      sessionKey: 'collected',
+      message: 'second t302',
+      idempotencyKey: 'collect-2',
+      queueMode: 'collect',
+    });
+    await waitFor('all three answered', async () => {
+      const records = await Promise.all(
+        ['collect-0', 'collect-1', 'collect-2'].map((messageId) =>
+          observer.getInbound({ channel: rpcChannel, accountId: rpcAccountId, messageId }),
+        ),
+      );
+      return records.every((record) => record?.state === 'replied') ? true : undefined;
+    });
+    const later = model.messageRequests.filter((entry) => /t30[12]/.test(entry.lastUserText ?? ''));
+    expect(later, 'the two collected messages go to the model in one turn').toHaveLength(1);
+    expect(later[0]!.lastUserText).toMatch(/t301[\s\S]*t302/);
   }, 240_000);
 
   // Last: it SIGKILLs a replica.
