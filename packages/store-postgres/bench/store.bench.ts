@@ -5,7 +5,9 @@
 // packages/store-postgres:
 //   pnpm bench           (or: node --conditions=@switchboard/source bench/store.bench.ts [--quick])
 // PostgreSQL runs in a throwaway cluster with fsync and synchronous_commit on (durable
-// commits, like SQLite's `full`).
+// commits, like SQLite's `full`). `PostgreSQL + lease` adds what a replica does on top:
+// admit the message to its session (the session lease, decision 0021) and release the lease
+// when it is answered.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +15,7 @@ import { performance } from 'node:perf_hooks';
 import { createSqliteSessionStore, type SessionStore } from '@switchboard/sessions';
 import { startPostgresCluster } from '@switchboard/testkit/postgres';
 import pg from 'pg';
-import { createPostgresSessionStore } from '../src/index.ts';
+import { createPostgresSessionStore, type PostgresSessionStore } from '../src/index.ts';
 
 const quick = process.argv.includes('--quick');
 const sequentialMessages = quick ? 100 : 400;
@@ -33,11 +35,16 @@ function percentile(values: readonly number[], fraction: number): number {
 }
 
 let messageCounter = 0;
-async function oneMessage(store: SessionStore, sessionKey: string): Promise<void> {
+async function oneMessage(
+  store: SessionStore,
+  sessionKey: string,
+  leases?: PostgresSessionStore,
+): Promise<void> {
   messageCounter += 1;
   const id = messageCounter;
   const ref = { channel: 'telegram', accountId: 'default', messageId: `m${id}` };
   await store.journalInbound({ ...ref, sessionKey, payload: { text: 'hello' } });
+  await leases?.admitToSession(sessionKey, [{ ref }]);
   await store.ensureSession(sessionKey, { agentId: 'main' });
   await store.updateInbound(ref, 'running');
   await store.buildContext(sessionKey);
@@ -53,14 +60,15 @@ async function oneMessage(store: SessionStore, sessionKey: string): Promise<void
   await store.claimDelivery(key, { channel: 'telegram', to: '42' });
   await store.recordDelivery(key, `p${id}`);
   await store.updateInbound(ref, 'replied');
+  await leases?.releaseSession(sessionKey);
 }
 
-async function measure(name: string, store: SessionStore): Promise<void> {
+async function measure(name: string, store: SessionStore, leases?: PostgresSessionStore): Promise<void> {
   const latencies: number[] = [];
   const before = statements;
   for (let index = 0; index < sequentialMessages; index += 1) {
     const started = performance.now();
-    await oneMessage(store, `agent:main:seq:${index % 20}`);
+    await oneMessage(store, `agent:main:seq:${index % 20}`, leases);
     latencies.push(performance.now() - started);
   }
   const perMessageStatements = (statements - before) / sequentialMessages;
@@ -68,13 +76,13 @@ async function measure(name: string, store: SessionStore): Promise<void> {
   await Promise.all(
     Array.from({ length: concurrentSessions }, async (_, session) => {
       for (let index = 0; index < messagesPerSession; index += 1)
-        await oneMessage(store, `agent:main:par:${session}`);
+        await oneMessage(store, `agent:main:par:${session}`, leases);
     }),
   );
   const seconds = (performance.now() - started) / 1000;
   const throughput = (concurrentSessions * messagesPerSession) / seconds;
   console.log(
-    `${name.padEnd(12)} one at a time: median ${percentile(latencies, 0.5).toFixed(2)} ms, p95 ${percentile(latencies, 0.95).toFixed(2)} ms per message` +
+    `${name.padEnd(18)} one at a time: median ${percentile(latencies, 0.5).toFixed(2)} ms, p95 ${percentile(latencies, 0.95).toFixed(2)} ms per message` +
       ` | ${concurrentSessions} sessions at once: ${throughput.toFixed(0)} messages/s` +
       (name.startsWith('PostgreSQL') ? ` | ${perMessageStatements.toFixed(1)} round trips per message` : ''),
   );
@@ -98,6 +106,7 @@ try {
     console.error('PostgreSQL bench failed:', error);
     throw error;
   });
+  await measure('PostgreSQL + lease', postgres, postgres);
   await postgres.close();
 } finally {
   await cluster.stop();
