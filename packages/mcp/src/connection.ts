@@ -351,6 +351,7 @@ export class ServerConnection {
       await client.close().catch(() => undefined);
       throw error;
     }
+    deliverResponsesAfterNotifications(opened.transport);
     this.#transport = kind;
     return client;
   }
@@ -495,4 +496,26 @@ export class ServerConnection {
     const last = this.#stderr.at(-1);
     return last === undefined ? '' : ` (last stderr line: ${JSON.stringify(last)})`;
   }
+}
+
+/**
+ * The SDK runs notification handlers a microtask later but a response at once, and forgets a
+ * call's progress handler when its response arrives: progress notifications that reach us in
+ * the same read as the response (a fast tool) were dropped. Responses are therefore handed
+ * on one microtask later, after the handlers of the notifications that preceded them.
+ */
+function deliverResponsesAfterNotifications(transport: {
+  onmessage?: ((message: never, extra?: never) => void) | undefined;
+}): void {
+  const deliver = transport.onmessage;
+  if (deliver === undefined) return;
+  transport.onmessage = (message, extra) => {
+    const isResponse =
+      typeof message === 'object' &&
+      message !== null &&
+      'id' in message &&
+      ('result' in message || 'error' in message);
+    if (isResponse) queueMicrotask(() => deliver(message, extra));
+    else deliver(message, extra);
+  };
 }

@@ -198,15 +198,19 @@ describe('stdio MCP server', () => {
     });
     const names = (await manager.tools('main')).map((tool) => tool.name);
     expect(names.every((name) => name.startsWith('good__'))).toBe(true);
-    const broken = manager.status()[0];
-    expect(broken).toMatchObject({
-      name: 'broken',
-      state: 'failed',
-      error: {
-        code: 'MCP_CONNECT_FAILED',
-        message: expect.stringContaining('could not start "/nonexistent/mcp-server"'),
-      },
-    });
+    // It retries every 50–200 ms: between two attempts its state is "failed" with the error.
+    await vi.waitFor(
+      () =>
+        expect(manager.status()[0]).toMatchObject({
+          name: 'broken',
+          state: 'failed',
+          error: {
+            code: 'MCP_CONNECT_FAILED',
+            message: expect.stringContaining('could not start "/nonexistent/mcp-server"'),
+          },
+        }),
+      { timeout: 5000, interval: 5 },
+    );
     await waitForEvent((event) => event.type === 'server_failed' && event.server === 'broken', 2);
     expect(manager.status()[0]?.attempts).toBeGreaterThanOrEqual(2);
   });
