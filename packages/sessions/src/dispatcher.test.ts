@@ -151,14 +151,14 @@ describe('lanes', () => {
       queued: 0,
       overflowDropped: 0,
     });
-    expect(events.some((event) => event.type === 'run-waiting' && event.sessionKey === 'b')).toBe(true);
+    expect(events.some((event) => event.type === 'run_waiting' && event.sessionKey === 'b')).toBe(true);
     // Another global lane has its own slots.
     dispatcher.enqueue('c', message('c1', { lane: 'cron' }));
     expect(runs.map(ids)).toEqual([['a1'], ['c1']]);
     // Aborting the waiting run removes it without ever running it.
     expect(dispatcher.abort('b')).toEqual({ aborted: true, runId: 'run-2', cleared: 0 });
     expect(events).toContainEqual(
-      expect.objectContaining({ type: 'run-end', runId: 'run-2', outcome: 'aborted' }),
+      expect.objectContaining({ type: 'run_end', runId: 'run-2', outcome: 'aborted' }),
     );
     dispatcher.enqueue('d', message('d1'));
     runs[0]!.finish();
@@ -179,7 +179,7 @@ describe('lanes', () => {
     await settle();
     expect(events).toContainEqual(
       expect.objectContaining({
-        type: 'run-end',
+        type: 'run_end',
         outcome: 'error',
         error: expect.objectContaining({ message: 'model exploded' }),
       }),
@@ -336,12 +336,12 @@ describe('queue modes', () => {
     expect(runs).toHaveLength(1);
     timers.advance(5000);
     expect(events).toContainEqual(
-      expect.objectContaining({ type: 'interrupt-stalled', runId: 'run-1', waitedMs: 10_000 }),
+      expect.objectContaining({ type: 'interrupt_stalled', runId: 'run-1', waitedMs: 10_000 }),
     );
     runs[0]!.finish();
     await settle();
     expect(events).toContainEqual(
-      expect.objectContaining({ type: 'run-end', runId: 'run-1', outcome: 'aborted' }),
+      expect.objectContaining({ type: 'run_end', runId: 'run-1', outcome: 'aborted' }),
     );
     expect(ids(runs[1])).toEqual(['m4']);
     expect(runs[1]!.batch.kind).toBe('interrupt');

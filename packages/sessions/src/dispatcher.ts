@@ -127,20 +127,20 @@ export type DropReason = 'cap-new' | 'cap-old' | 'busy' | 'duplicate' | 'cleared
 
 export type DispatcherEvent<Payload> =
   | {
-      readonly type: 'run-waiting';
+      readonly type: 'run_waiting';
       readonly sessionKey: string;
       readonly runId: string;
       readonly lane: string;
     }
   | {
-      readonly type: 'run-start';
+      readonly type: 'run_start';
       readonly sessionKey: string;
       readonly runId: string;
       readonly batch: RunBatch<Payload>;
       readonly waitedMs: number;
     }
   | {
-      readonly type: 'run-end';
+      readonly type: 'run_end';
       readonly sessionKey: string;
       readonly runId: string;
       readonly outcome: 'ok' | 'error' | 'aborted';
@@ -169,7 +169,7 @@ export type DispatcherEvent<Payload> =
       readonly messages: readonly QueuedMessage<Payload>[];
     }
   | {
-      readonly type: 'interrupt-stalled';
+      readonly type: 'interrupt_stalled';
       readonly sessionKey: string;
       readonly runId: string;
       readonly waitedMs: number;
@@ -195,7 +195,7 @@ export interface SessionDispatcherOptions<Payload> {
   readonly defaults?: Partial<QueueSettings>;
   readonly timers?: Timers;
   readonly createRunId?: () => string;
-  /** After aborting a run for `interrupt`, report `interrupt-stalled` if it has not ended by then. Default 10 000 ms. */
+  /** After aborting a run for `interrupt`, report `interrupt_stalled` if it has not ended by then. Default 10 000 ms. */
   readonly interruptGraceMs?: number;
   onEvent?(event: DispatcherEvent<Payload>): void;
 }
@@ -447,7 +447,7 @@ export function createSessionDispatcher<Payload>(
     if (run.global.running < run.global.limit) begin(run);
     else {
       run.global.waiting.push(run);
-      emit({ type: 'run-waiting', sessionKey: lane.key, runId, lane: run.global.name });
+      emit({ type: 'run_waiting', sessionKey: lane.key, runId, lane: run.global.name });
     }
     return run;
   }
@@ -457,7 +457,7 @@ export function createSessionDispatcher<Payload>(
     run.phase = 'running';
     run.startedAt = timers.now();
     emit({
-      type: 'run-start',
+      type: 'run_start',
       sessionKey: run.lane.key,
       runId: run.runId,
       batch: run.batch,
@@ -489,7 +489,7 @@ export function createSessionDispatcher<Payload>(
     }
     if (run.lane.active === run) run.lane.active = undefined;
     emit({
-      type: 'run-end',
+      type: 'run_end',
       sessionKey: run.lane.key,
       runId: run.runId,
       outcome,
@@ -515,7 +515,7 @@ export function createSessionDispatcher<Payload>(
     run.stallTimer = timers.setTimeout(() => {
       run.stallTimer = undefined;
       emit({
-        type: 'interrupt-stalled',
+        type: 'interrupt_stalled',
         sessionKey: run.lane.key,
         runId: run.runId,
         waitedMs: interruptGraceMs,

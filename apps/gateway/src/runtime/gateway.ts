@@ -296,10 +296,10 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     laneLimits: { subagent: subagentSettings(config).maxConcurrent },
     defaults: {},
     onEvent: (event) => {
-      if (event.type === 'run-end') heapTrim.noteActivity();
+      if (event.type === 'run_end') heapTrim.noteActivity();
       if (event.type === 'dropped' || event.type === 'summarized') {
         queueOutcomes(event);
-      } else if (event.type === 'run-end' && event.outcome === 'error') {
+      } else if (event.type === 'run_end' && event.outcome === 'error') {
         logger.error('run crashed', {
           sessionKey: event.sessionKey,
           runId: event.runId,
