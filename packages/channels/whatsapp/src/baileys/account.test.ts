@@ -423,7 +423,7 @@ describe('the supervised connection', () => {
     await world.sendText(alice.phone, 'while you were away');
     const [message] = await test.waitForReceived(1, 5_000);
     expect(message?.text).toBe('while you were away');
-    const backoffs = states.filter((state) => state.type === 'backing-off');
+    const backoffs = states.filter((state) => state.type === 'backing_off');
     expect(backoffs.map((state) => [state.attempt, state.statusCode, state.delayMs])).toEqual([
       [1, 408, 20],
       [2, 503, 40],
@@ -442,7 +442,7 @@ describe('the supervised connection', () => {
     world.logoutDevice();
     const status = await test.waitForStatus((candidate) => candidate.state === 'error');
     expect(status.detail).toMatch(/link it again with a new QR code/);
-    expect(states.at(-1)).toEqual({ type: 'logged-out', reason: 'logged out' });
+    expect(states.at(-1)).toEqual({ type: 'logged_out', reason: 'logged out' });
     const error = (await account
       .send(text(alice.id, 'hello?'))
       .catch((caught: unknown) => caught)) as WhatsAppError;

@@ -149,14 +149,14 @@ export async function startBaileysAccount(
         });
         return;
       }
-      case 'backing-off':
+      case 'backing_off':
         status.set({
           state: 'reconnecting',
           detail: `${describeState(state)}${testNote}`,
           error: state.statusCode === undefined ? state.reason : `${state.reason} (${state.statusCode})`,
         });
         return;
-      case 'logged-out':
+      case 'logged_out':
         status.set({
           state: 'error',
           error: 'WhatsApp logged this linked device out (401)',

@@ -137,7 +137,7 @@ function harness(
 }
 
 const backoffDelays = (states: readonly BaileysConnectionState[]) =>
-  states.flatMap((state) => (state.type === 'backing-off' ? [state.delayMs] : []));
+  states.flatMap((state) => (state.type === 'backing_off' ? [state.delayMs] : []));
 
 describe('the linked-device connection supervisor', () => {
   it('backs off exponentially on disconnects other than logout, up to the maximum', async () => {
@@ -156,8 +156,8 @@ describe('the linked-device connection supervisor', () => {
     expect(sockets).toHaveLength(10);
     expect(
       states
-        .filter((state) => state.type === 'backing-off')
-        .map((state) => state.type === 'backing-off' && state.reason),
+        .filter((state) => state.type === 'backing_off')
+        .map((state) => state.type === 'backing_off' && state.reason),
     ).toContain('service unavailable');
   });
 
@@ -188,7 +188,7 @@ describe('the linked-device connection supervisor', () => {
     timers.advance(0);
     await settle();
     expect(sockets).toHaveLength(2);
-    expect(states.some((state) => state.type === 'backing-off')).toBe(false);
+    expect(states.some((state) => state.type === 'backing_off')).toBe(false);
     current().emit('connection.update', closeWith(408));
     expect(backoffDelays(states)).toEqual([1_000]);
   });
@@ -209,7 +209,7 @@ describe('the linked-device connection supervisor', () => {
     const error = (await waiting) as WhatsAppError;
     expect(error.code).toBe('WHATSAPP_LOGGED_OUT');
     expect(error.retryable).toBe(false);
-    expect(states.at(-1)).toEqual({ type: 'logged-out', reason: 'logged out' });
+    expect(states.at(-1)).toEqual({ type: 'logged_out', reason: 'logged out' });
     expect(auth.cleared).toBe(1);
     expect(timers.pending()).toEqual([]);
     timers.advance(10 * 60_000);
@@ -285,8 +285,8 @@ describe('the linked-device connection supervisor', () => {
     expect(backoffDelays(states)).toEqual([1_000, 2_000]);
     expect(
       states
-        .filter((state) => state.type === 'backing-off')
-        .every((state) => state.type === 'backing-off' && state.reason === 'socket could not be created'),
+        .filter((state) => state.type === 'backing_off')
+        .every((state) => state.type === 'backing_off' && state.reason === 'socket could not be created'),
     ).toBe(true);
     expect(sockets).toHaveLength(1);
   });

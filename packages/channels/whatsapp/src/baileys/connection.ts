@@ -32,13 +32,13 @@ export type BaileysConnectionState =
   | { readonly type: 'linking'; readonly method: 'pairing-code'; readonly pairingCode: string }
   | { readonly type: 'open'; readonly user: { readonly id: string; readonly name?: string } }
   | {
-      readonly type: 'backing-off';
+      readonly type: 'backing_off';
       readonly attempt: number;
       readonly delayMs: number;
       readonly statusCode: number | undefined;
       readonly reason: string;
     }
-  | { readonly type: 'logged-out'; readonly reason: string }
+  | { readonly type: 'logged_out'; readonly reason: string }
   | { readonly type: 'stopped' };
 
 /** Reconnect delays: `initialMs × factor^(attempt-1)`, at most `maxMs`, ± `jitter` (a fraction). */
@@ -115,9 +115,9 @@ export function createConnectionSupervisor(options: ConnectionSupervisorOptions)
         waiter.resolve(socket);
       }
       waiters.clear();
-    } else if (next.type === 'logged-out' || next.type === 'stopped') {
+    } else if (next.type === 'logged_out' || next.type === 'stopped') {
       const error =
-        next.type === 'logged-out'
+        next.type === 'logged_out'
           ? loggedOutError()
           : new WhatsAppError('WHATSAPP_NOT_CONNECTED', 'the WhatsApp account was stopped', {
               retryable: true,
@@ -233,7 +233,7 @@ export function createConnectionSupervisor(options: ConnectionSupervisorOptions)
       clearing.catch((clearError: unknown) =>
         logger.error('could not remove the old WhatsApp credentials', { error: String(clearError) }),
       );
-      setState({ type: 'logged-out', reason });
+      setState({ type: 'logged_out', reason });
       return;
     }
     if (statusCode === restartRequiredCode) {
@@ -245,7 +245,7 @@ export function createConnectionSupervisor(options: ConnectionSupervisorOptions)
     attempt = wasLinking ? 1 : attempt + 1;
     const delayMs = delayFor(attempt);
     logger.warn('WhatsApp connection closed; reconnecting', { statusCode, reason, attempt, delayMs });
-    setState({ type: 'backing-off', attempt, delayMs, statusCode, reason });
+    setState({ type: 'backing_off', attempt, delayMs, statusCode, reason });
     scheduleReconnect(delayMs);
   }
 
@@ -261,7 +261,7 @@ export function createConnectionSupervisor(options: ConnectionSupervisorOptions)
     },
     waitForOpen(timeoutMs) {
       if (state.type === 'open' && socket !== undefined) return Promise.resolve(socket);
-      if (state.type === 'logged-out') return Promise.reject(loggedOutError());
+      if (state.type === 'logged_out') return Promise.reject(loggedOutError());
       if (state.type === 'stopped' || stopping) {
         return Promise.reject(
           new WhatsAppError('WHATSAPP_NOT_CONNECTED', 'the WhatsApp account was stopped', {
@@ -316,9 +316,9 @@ export function describeState(state: BaileysConnectionState): string {
       return state.method === 'qr' ? 'waiting for the QR code to be scanned' : 'waiting for the pairing code';
     case 'open':
       return 'open';
-    case 'backing-off':
+    case 'backing_off':
       return `reconnecting in ${Math.ceil(state.delayMs / 1000)} s after: ${state.reason}`;
-    case 'logged-out':
+    case 'logged_out':
       return 'logged out';
     case 'stopped':
       return 'stopped';
