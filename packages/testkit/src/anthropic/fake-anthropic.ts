@@ -4,117 +4,44 @@
 //
 // Zero-latency answers are written with a single `end()` and no timers, so benches can push
 // thousands of turns per second through it.
+//
+// This module is the public handle and the request path (record, checks, faults, the next
+// turn); beside it: `responses.ts` writes the answers, `request-checks.ts` reads bodies and
+// options, `turns.ts` compiles turns, `faults.ts` resolves faults, `recorded-request.ts`.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { TestkitError } from '../shared/errors.ts';
-import { addFaultRule, type FaultRuleHandle } from '../shared/fault-rule.ts';
+import { addFaultRule } from '../shared/fault-rule.ts';
 import { closeServer, listenOnLoopback, readBody } from '../shared/http-server.ts';
 import { type ConditionWaiter, createConditionWaiter } from '../shared/waiter.ts';
-import {
-  errorBody,
-  isHttpFault,
-  type ResolvedHttpFault,
-  resolveHttpFault,
-  statusForErrorType,
-  validateFault,
-} from './faults.ts';
+import type {
+  FakeAnthropicOptions,
+  FakeFallback,
+  FakeTimers,
+  FaultRule,
+  FaultRuleOptions,
+  TurnSource,
+  WaitOptions,
+} from './fake-anthropic-types.ts';
+import { errorBody, isHttpFault, validateFault } from './faults.ts';
 import {
   type FakeEndpoint,
   type MutableRecordedResponse,
   RecordedRequest,
   settleRecordedRequest,
 } from './recorded-request.ts';
-import { estimateTokens } from './tokens.ts';
 import {
-  type CompiledTurn,
-  compileTurn,
-  malformedEvent,
-  renderErrorEvent,
-  renderMessageJson,
-  renderStreamEvents,
-  validateLatency,
-  validateTurn,
-} from './turns.ts';
-import type { FakeFault, FakeLatency, FakeTurn, MessagesRequestBody, StreamFault } from './types.ts';
-
-/** A turn computed from the request, for tests that branch on what was sent. */
-export type TurnFunction = (request: RecordedRequest) => FakeTurn | Promise<FakeTurn>;
-
-/** One entry of the script: a fixed turn or a function of the request. */
-export type TurnSource = FakeTurn | TurnFunction;
-
-/**
- * What answers a `/v1/messages` request when the queue is empty: `echo` (the text of the
- * last user message), `fail` (HTTP 500 and a `TESTKIT_SCRIPT_EXHAUSTED` entry in
- * `errors`), or a turn / turn function used for every such request.
- */
-export type FakeFallback = 'echo' | 'fail' | TurnSource;
-
-/** The timer functions the fake uses for latency and wait timeouts (injectable). */
-export interface FakeTimers {
-  setTimeout(callback: () => void, milliseconds: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-export interface FakeAnthropicOptions {
-  /** The initial script, answered in order (one entry per `/v1/messages` request). */
-  readonly turns?: readonly TurnSource[];
-  /** What answers once the script is used up. Default `echo`. */
-  readonly fallback?: FakeFallback;
-  /** Fake-wide timing; a turn's own `latency` replaces it. Default zero (no timers at all). */
-  readonly latency?: FakeLatency;
-  /** Characters per `text_delta`/`thinking_delta` when a text is given as one string. Default 16. */
-  readonly textChunkSize?: number;
-  /** Characters per `input_json_delta` piece by default. Default 12. */
-  readonly jsonChunkSize?: number;
-  /**
-   * When set, only these credentials (x-api-key or bearer token) are accepted; any other,
-   * or none, gets 401 authentication_error.
-   */
-  readonly acceptedCredentials?: readonly string[];
-  /** Every request carrying this credential (x-api-key or bearer token) gets this fault. */
-  readonly faultsByCredential?: Readonly<Record<string, FakeFault>>;
-  /**
-   * Reject what the real API rejects with 400 invalid_request_error: a missing
-   * `anthropic-version` header, a body that is not a JSON object, a missing `model`,
-   * `messages` or (for /v1/messages) `max_tokens`. Default true.
-   */
-  readonly validateRequests?: boolean;
-  /** How many requests `requests` keeps (oldest dropped first). Default unlimited. */
-  readonly recordLimit?: number;
-  /** Input-token count of a request body; default {@link estimateTokens}. */
-  readonly countTokens?: (body: MessagesRequestBody) => number;
-  /** Clock for `receivedAt`. Default `Date.now`. */
-  readonly now?: () => number;
-  /** Timers for latency and wait timeouts. Default the global ones. */
-  readonly timers?: FakeTimers;
-  /** Default timeout of `nextRequest` and `waitForRequests`. Default 5000 ms. */
-  readonly waitTimeoutMs?: number;
-  /** Largest accepted body; larger gets 413 request_too_large. Default 32 MiB (the API's limit). */
-  readonly maxBodyBytes?: number;
-}
-
-/** Which requests an injected fault applies to. */
-export interface FaultRuleOptions {
-  /** How many matching requests fail. Default 1; `Infinity` for all of them. */
-  readonly times?: number;
-  /** Only requests carrying this credential (x-api-key or bearer token). */
-  readonly credential?: string;
-  /** Only requests for which this returns true. */
-  readonly match?: (request: RecordedRequest) => boolean;
-  /** Only this route. Default `messages`; `any` for every route. */
-  readonly endpoint?: FakeEndpoint | 'any';
-}
-
-/** A fault injected with `injectFault`. */
-export type FaultRule = FaultRuleHandle<FakeFault>;
-
-/** Options of `nextRequest` and `waitForRequests`. */
-export interface WaitOptions {
-  /** Only count requests to this route. Default any route. */
-  readonly endpoint?: FakeEndpoint;
-  /** Default the fake's `waitTimeoutMs`. */
-  readonly timeoutMs?: number;
-}
+  checkFallback,
+  checkTurnSource,
+  isPromiseLike,
+  nonNegativeInteger,
+  parseBody,
+  positiveInteger,
+  validateRequestBody,
+} from './request-checks.ts';
+import { AnthropicResponses, jsonContentType } from './responses.ts';
+import { estimateTokens } from './tokens.ts';
+import { compileTurn, renderMessageJson, validateLatency, validateTurn } from './turns.ts';
+import type { FakeFault, FakeLatency, FakeTurn, MessagesRequestBody } from './types.ts';
 
 interface MutableFaultRule {
   readonly fault: FakeFault;
@@ -131,9 +58,18 @@ const defaultTimers: FakeTimers = {
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 };
 
-const sseContentType = 'text/event-stream; charset=utf-8';
-const jsonContentType = 'application/json';
 const noLatency: FakeLatency = {};
+
+export type {
+  FakeAnthropicOptions,
+  FakeFallback,
+  FakeTimers,
+  FaultRule,
+  FaultRuleOptions,
+  TurnFunction,
+  TurnSource,
+  WaitOptions,
+} from './fake-anthropic-types.ts';
 
 /** The fake Anthropic Messages API. Create it with {@link createFakeAnthropic}. */
 export class FakeAnthropic implements AsyncDisposable {
@@ -159,6 +95,7 @@ export class FakeAnthropic implements AsyncDisposable {
   readonly #countTokens: (body: MessagesRequestBody) => number;
   readonly #now: () => number;
   readonly #timers: FakeTimers;
+  readonly #responses: AnthropicResponses;
   readonly #waitTimeoutMs: number;
   readonly #maxBodyBytes: number;
   #fallback: FakeFallback;
@@ -199,6 +136,7 @@ export class FakeAnthropic implements AsyncDisposable {
     this.#countTokens = options.countTokens ?? estimateTokens;
     this.#now = options.now ?? Date.now;
     this.#timers = options.timers ?? defaultTimers;
+    this.#responses = new AnthropicResponses(this.#timers, this.#countTokens);
     this.#waitTimeoutMs = positiveInteger(options.waitTimeoutMs, 'waitTimeoutMs', 5000);
     this.#waiter = createConditionWaiter({
       subject: 'fake Anthropic API',
@@ -467,7 +405,7 @@ export class FakeAnthropic implements AsyncDisposable {
     this.#record(request);
 
     if (read.type === 'too_large') {
-      this.#reject(
+      this.#responses.reject(
         outgoing,
         response,
         requestId,
@@ -478,27 +416,41 @@ export class FakeAnthropic implements AsyncDisposable {
       return;
     }
     if (endpoint === 'unknown') {
-      this.#reject(outgoing, response, requestId, 404, 'not_found_error', `Not found: ${method} ${path}`);
+      this.#responses.reject(
+        outgoing,
+        response,
+        requestId,
+        404,
+        'not_found_error',
+        `Not found: ${method} ${path}`,
+      );
       return;
     }
     if (this.#validateRequests) {
       const problem = validateRequestBody(request, endpoint);
       if (problem !== undefined) {
-        this.#reject(outgoing, response, requestId, 400, 'invalid_request_error', problem);
+        this.#responses.reject(outgoing, response, requestId, 400, 'invalid_request_error', problem);
         return;
       }
     }
     if (this.#acceptedCredentials !== undefined) {
       const credential = request.credential;
       if (credential === undefined || !this.#acceptedCredentials.has(credential)) {
-        this.#reject(outgoing, response, requestId, 401, 'authentication_error', 'invalid x-api-key');
+        this.#responses.reject(
+          outgoing,
+          response,
+          requestId,
+          401,
+          'authentication_error',
+          'invalid x-api-key',
+        );
         return;
       }
     }
     const ruleFault = this.#rules.length === 0 ? undefined : this.#takeRuleFault(request);
     if (ruleFault !== undefined && (isHttpFault(ruleFault) || ruleFault.type === 'hang')) {
       response.source = 'fault';
-      this.#sendFault(outgoing, response, request, requestId, ruleFault, this.#latency);
+      this.#responses.sendFault(outgoing, response, request, requestId, ruleFault, this.#latency);
       return;
     }
     const parsedBody = body as MessagesRequestBody;
@@ -507,10 +459,10 @@ export class FakeAnthropic implements AsyncDisposable {
       response.source = 'count_tokens';
       if (ruleFault !== undefined) {
         response.fault = ruleFault;
-        this.#sendBrokenJson(outgoing, response, requestId, ruleFault, json);
+        this.#responses.sendBrokenJson(outgoing, response, requestId, ruleFault, json);
         return;
       }
-      this.#sendJson(outgoing, response, requestId, json, this.#latency);
+      this.#responses.sendJson(outgoing, response, requestId, json, this.#latency);
       return;
     }
 
@@ -553,7 +505,7 @@ export class FakeAnthropic implements AsyncDisposable {
     const fault = ruleFault ?? turn.fault;
     const latency = turn.latency ?? this.#latency;
     if (fault !== undefined && (isHttpFault(fault) || fault.type === 'hang')) {
-      this.#sendFault(outgoing, response, request, requestId, fault, latency);
+      this.#responses.sendFault(outgoing, response, request, requestId, fault, latency);
       return;
     }
     const compiled = compileTurn(turn, {
@@ -565,15 +517,15 @@ export class FakeAnthropic implements AsyncDisposable {
     });
     if (fault !== undefined) response.fault = fault;
     if (parsedBody.stream === true) {
-      this.#sendStream(outgoing, response, requestId, compiled, latency, fault);
+      this.#responses.sendStream(outgoing, response, requestId, compiled, latency, fault);
       return;
     }
     const json = renderMessageJson(compiled);
     if (fault !== undefined) {
-      this.#sendBrokenJson(outgoing, response, requestId, fault, json);
+      this.#responses.sendBrokenJson(outgoing, response, requestId, fault, json);
       return;
     }
-    this.#sendJson(outgoing, response, requestId, json, latency);
+    this.#responses.sendJson(outgoing, response, requestId, json, latency);
   }
 
   #takeRuleFault(request: RecordedRequest): FakeFault | undefined {
@@ -592,51 +544,6 @@ export class FakeAnthropic implements AsyncDisposable {
     return undefined;
   }
 
-  #sendFault(
-    outgoing: ServerResponse,
-    response: MutableRecordedResponse,
-    request: RecordedRequest,
-    requestId: string,
-    fault: FakeFault,
-    latency: FakeLatency,
-  ): void {
-    response.fault = fault;
-    if (fault.type === 'hang') return;
-    if (!isHttpFault(fault)) return;
-    const parsedBody = request.body;
-    const resolved: ResolvedHttpFault = resolveHttpFault(fault, {
-      model: parsedBody?.model,
-      estimatedTokens: parsedBody === undefined ? 0 : this.#countTokens(parsedBody),
-    });
-    const headers: Record<string, string> = {
-      ...resolved.headers,
-      'content-type': jsonContentType,
-      'request-id': requestId,
-    };
-    this.#afterFirstByteDelay(outgoing, latency, () => {
-      response.status = resolved.status;
-      outgoing.writeHead(resolved.status, headers);
-      outgoing.end(errorBody(resolved.errorType, resolved.message, requestId));
-      response.finished = true;
-    });
-  }
-
-  #reject(
-    outgoing: ServerResponse,
-    response: MutableRecordedResponse,
-    requestId: string,
-    status: number,
-    errorType: string,
-    message: string,
-    extraHeaders?: Readonly<Record<string, string>>,
-  ): void {
-    response.source ??= 'rejected';
-    response.status = status;
-    outgoing.writeHead(status, { ...extraHeaders, 'content-type': jsonContentType, 'request-id': requestId });
-    outgoing.end(errorBody(errorType, message, requestId));
-    response.finished = true;
-  }
-
   #scriptFailure(
     outgoing: ServerResponse,
     response: MutableRecordedResponse,
@@ -647,7 +554,7 @@ export class FakeAnthropic implements AsyncDisposable {
     response.error = error;
     response.source = 'rejected';
     // x-should-retry: false, so the SDK surfaces the failure at once instead of retrying it.
-    this.#reject(
+    this.#responses.reject(
       outgoing,
       response,
       requestId,
@@ -672,218 +579,9 @@ export class FakeAnthropic implements AsyncDisposable {
       outgoing.end(errorBody('api_error', error.message, 'req_fake_internal'));
     } else outgoing.destroy();
   }
-
-  #sendJson(
-    outgoing: ServerResponse,
-    response: MutableRecordedResponse,
-    requestId: string,
-    json: string,
-    latency: FakeLatency,
-  ): void {
-    this.#afterFirstByteDelay(outgoing, latency, () => {
-      response.status = 200;
-      outgoing.writeHead(200, { 'content-type': jsonContentType, 'request-id': requestId });
-      outgoing.end(json);
-      response.finished = true;
-    });
-  }
-
-  /** A stream fault hitting a non-streaming answer: cut or garble the JSON, or answer the HTTP equivalent. */
-  #sendBrokenJson(
-    outgoing: ServerResponse,
-    response: MutableRecordedResponse,
-    requestId: string,
-    fault: StreamFault,
-    json: string,
-  ): void {
-    if (fault.type === 'stream_error') {
-      const errorType = fault.errorType ?? 'overloaded_error';
-      this.#reject(
-        outgoing,
-        response,
-        requestId,
-        statusForErrorType(errorType),
-        errorType,
-        fault.message ?? 'Overloaded',
-      );
-      return;
-    }
-    const half = json.slice(0, Math.floor(json.length / 2));
-    response.status = 200;
-    if (fault.type === 'stream_cut' && (fault.mode ?? 'destroy') === 'destroy') {
-      // Promise the whole body, send half, then reset the connection.
-      outgoing.writeHead(200, {
-        'content-type': jsonContentType,
-        'request-id': requestId,
-        'content-length': String(Buffer.byteLength(json)),
-      });
-      outgoing.write(half, () => outgoing.destroy());
-      return;
-    }
-    // malformed_json, or a clean early end: a complete response whose body does not parse.
-    outgoing.writeHead(200, { 'content-type': jsonContentType, 'request-id': requestId });
-    outgoing.end(half);
-    response.finished = true;
-  }
-
-  #sendStream(
-    outgoing: ServerResponse,
-    response: MutableRecordedResponse,
-    requestId: string,
-    turn: CompiledTurn,
-    latency: FakeLatency,
-    fault: StreamFault | undefined,
-  ): void {
-    let events = renderStreamEvents(turn);
-    let destroyAtEnd = false;
-    if (fault !== undefined) {
-      const after = Math.min(fault.afterEvents ?? Math.floor(events.length / 2), events.length);
-      events = events.slice(0, after);
-      if (fault.type === 'stream_error') {
-        events.push(
-          renderErrorEvent(fault.errorType ?? 'overloaded_error', fault.message ?? 'Overloaded', requestId),
-        );
-      } else if (fault.type === 'malformed_json') events.push(malformedEvent);
-      else destroyAtEnd = (fault.mode ?? 'destroy') === 'destroy';
-    }
-    const headers = { 'content-type': sseContentType, 'cache-control': 'no-cache', 'request-id': requestId };
-    const chunkMs = latency.chunkMs ?? 0;
-    this.#afterFirstByteDelay(outgoing, latency, () => {
-      response.status = 200;
-      outgoing.writeHead(200, headers);
-      if (chunkMs === 0) {
-        response.eventsSent = events.length;
-        const payload = events.length === 1 ? events[0]! : events.join('');
-        if (destroyAtEnd) {
-          outgoing.flushHeaders();
-          outgoing.write(payload, () => outgoing.destroy());
-        } else {
-          outgoing.end(payload);
-          response.finished = fault === undefined;
-        }
-        return;
-      }
-      outgoing.flushHeaders();
-      let index = 0;
-      const writeNext = (): void => {
-        if (outgoing.destroyed) return;
-        const event = events[index]!;
-        index += 1;
-        response.eventsSent = index;
-        if (index < events.length) {
-          outgoing.write(event);
-          this.#timers.setTimeout(writeNext, chunkMs);
-        } else if (destroyAtEnd) outgoing.write(event, () => outgoing.destroy());
-        else {
-          outgoing.end(event);
-          response.finished = fault === undefined;
-        }
-      };
-      if (events.length === 0) {
-        if (destroyAtEnd) outgoing.destroy();
-        else outgoing.end();
-        return;
-      }
-      writeNext();
-    });
-  }
-
-  #afterFirstByteDelay(outgoing: ServerResponse, latency: FakeLatency, send: () => void): void {
-    const delay = latency.firstByteMs ?? 0;
-    if (delay === 0) {
-      send();
-      return;
-    }
-    this.#timers.setTimeout(() => {
-      if (!outgoing.destroyed) send();
-    }, delay);
-  }
 }
 
 /** Creates a fake Anthropic Messages API. Call `start()` (it resolves with the fake) before use. */
 export function createFakeAnthropic(options: FakeAnthropicOptions = {}): FakeAnthropic {
   return new FakeAnthropic(options);
-}
-
-function parseBody(rawBody: string): MessagesRequestBody | undefined {
-  if (rawBody === '') return undefined;
-  try {
-    const value: unknown = JSON.parse(rawBody);
-    return value !== null && typeof value === 'object' && !Array.isArray(value)
-      ? (value as MessagesRequestBody)
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** What the real API would reject with 400, in its own wording; undefined when fine. */
-function validateRequestBody(request: RecordedRequest, endpoint: FakeEndpoint): string | undefined {
-  if (request.anthropicVersion === undefined) return 'anthropic-version: header is required';
-  const body = request.body;
-  if (body === undefined)
-    return 'There was an issue with the format of your request: the body is not a JSON object';
-  if (typeof body.model !== 'string' || body.model === '') return 'model: Field required';
-  if (!Array.isArray(body.messages)) return 'messages: Field required';
-  if (endpoint === 'messages') {
-    if (body.max_tokens === undefined) return 'max_tokens: Field required';
-    if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens) || body.max_tokens < 1) {
-      return 'max_tokens: Input should be a positive integer';
-    }
-  }
-  return undefined;
-}
-
-function checkTurnSource(
-  source: unknown,
-  path: string,
-  code: 'TESTKIT_INVALID_TURN' | 'TESTKIT_INVALID_OPTIONS',
-): TurnSource {
-  if (typeof source === 'function') return source as TurnFunction;
-  return validateTurn(source, path, code);
-}
-
-function checkFallback(fallback: unknown, path: string): FakeFallback {
-  if (fallback === 'echo' || fallback === 'fail') return fallback;
-  if (typeof fallback === 'string') {
-    throw new TestkitError(
-      'TESTKIT_INVALID_OPTIONS',
-      `${path} must be "echo", "fail", a turn or a turn function (got ${JSON.stringify(fallback)})`,
-      {
-        details: { path },
-      },
-    );
-  }
-  return checkTurnSource(fallback, path, 'TESTKIT_INVALID_OPTIONS');
-}
-
-function positiveInteger(value: number | undefined, name: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 1) {
-    throw new TestkitError(
-      'TESTKIT_INVALID_OPTIONS',
-      `options.${name} must be an integer >= 1 (got ${value})`,
-      {
-        details: { path: `options.${name}` },
-      },
-    );
-  }
-  return value;
-}
-
-function nonNegativeInteger(value: number, name: string): number {
-  if (!Number.isInteger(value) || value < 0) {
-    throw new TestkitError(
-      'TESTKIT_INVALID_OPTIONS',
-      `options.${name} must be an integer >= 0 (got ${value})`,
-      {
-        details: { path: `options.${name}` },
-      },
-    );
-  }
-  return value;
-}
-
-function isPromiseLike(value: unknown): value is PromiseLike<FakeTurn> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
