@@ -14,6 +14,8 @@ export const storePostgresErrorCodes = {
     'The database was migrated by a newer Switchboard (its schema version is higher than this build knows). Upgrade every replica.',
   STORE_POSTGRES_MIGRATION_FAILED:
     'A schema migration failed; the database was left at the previous version (each migration runs in one transaction under the migration lock).',
+  STORE_POSTGRES_FENCED:
+    'A write made under a channel-account lease was refused because another replica took the lease since (its fencing token is newer): stop consuming that account.',
   STORE_POSTGRES_QUERY_FAILED:
     'Any other error reported by PostgreSQL during an operation; the message names the operation and the server error, the cause is attached.',
 } as const;

@@ -2,6 +2,8 @@
 // that share one database (several replicas) — the gateway loads it when `storage.kind` is
 // `postgres`.
 
+// One consumer per channel account (the gateway does not use it yet: decision 0021).
+export type { ChannelLease, ChannelLeaseHolder, ChannelLeaseStore } from './channel-leases.ts';
 // Errors.
 export { StorePostgresError, type StorePostgresErrorCode, storePostgresErrorCodes } from './errors.ts';
 // For `status`: the replicas sharing the database.

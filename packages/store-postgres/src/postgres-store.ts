@@ -13,6 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { type SessionStore, SessionsError } from '@switchboard/sessions';
 import type { Client, CustomTypesConfig, Pool } from 'pg';
+import { type ChannelLeaseStore, createChannelLeases } from './channel-leases.ts';
 import { createDatabase, type DatabaseStatus, toStoreError } from './database.ts';
 import { createDeliveryReceipts } from './delivery-receipts.ts';
 import { redactUrl, StorePostgresError } from './errors.ts';
@@ -48,7 +49,11 @@ export interface PostgresSessionStoreOptions {
 }
 
 /** The PostgreSQL store, with the facts about this instance. */
-export interface PostgresSessionStore extends SessionStore, SessionLeaseStore, Notifications {
+export interface PostgresSessionStore
+  extends SessionStore,
+    SessionLeaseStore,
+    ChannelLeaseStore,
+    Notifications {
   readonly schemaVersion: number;
   /** This instance's owner id (on its journal records and delivery claims). */
   readonly ownerId: string;
@@ -200,6 +205,7 @@ export async function createPostgresSessionStore(
     ...createDeliveryReceipts(database),
     ...createStateRecords(database),
     ...createSessionLeases(database),
+    ...createChannelLeases(database),
     ...createNotifications({
       database,
       createClient: () => new pg.Client(connection),

@@ -181,6 +181,23 @@ CREATE INDEX inbound_unfinished_by_session ON inbound_journal (session_key, rece
   WHERE state IN ('received', 'queued', 'running');
 `,
   },
+  {
+    version: 3,
+    name: 'channel leases (one consumer per channel account, with a fencing token)',
+    sql: `
+-- The replica that consumes a polling channel account (Telegram long polling, a Discord
+-- gateway connection, …). fencing_token grows on every change of owner; offset commits and
+-- sends carry the token they were started under and are refused once it is stale.
+CREATE TABLE channel_leases (
+  channel       TEXT   NOT NULL,
+  account_id    TEXT   NOT NULL,
+  owner_id      TEXT   NOT NULL,
+  fencing_token BIGINT NOT NULL,
+  acquired_at   BIGINT NOT NULL,
+  PRIMARY KEY (channel, account_id)
+);
+`,
+  },
 ];
 
 /** The schema version this build writes. */

@@ -30,7 +30,7 @@ describe('PostgreSQL store', () => {
         url,
         "SELECT version FROM switchboard_schema_migrations WHERE component = 'sessions' ORDER BY version",
       );
-      expect(applied.map((row) => row.version)).toEqual([1, 2]);
+      expect(applied.map((row) => row.version)).toEqual([1, 2, 3]);
       const instances = await stores[0]!.listInstances();
       expect(instances.map((instance) => instance.ownerId).sort()).toEqual(
         stores.map((store) => store.ownerId).sort(),

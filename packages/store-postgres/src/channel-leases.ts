@@ -1,0 +1,130 @@
+/**
+ * Channel-account leases: one consumer per polling channel account across replicas
+ * (decision 0021, "One consumer per channel account"). A replica consumes an account only
+ * while it holds the account's lease; the lease is free once its owner is gone
+ * (`switchboard_owner_alive`, the instance lock), and every change of owner increments the
+ * fencing token. Writes made on behalf of the account (the polling offset, a send's claim)
+ * go through `putStateFenced`, which commits only while the token is still current, so a
+ * replica that was paused past its lease cannot move the offset back or act twice.
+ */
+import { encodeStateValue, requireKey } from '@switchboard/sessions';
+import type { Database } from './database.ts';
+import { StorePostgresError } from './errors.ts';
+
+/** The lease a replica holds on one channel account. */
+export interface ChannelLease {
+  readonly channel: string;
+  readonly accountId: string;
+  readonly fencingToken: number;
+}
+
+/** Who holds an account's lease, as `status` lists it. */
+export interface ChannelLeaseHolder extends ChannelLease {
+  readonly ownerId: string;
+  readonly acquiredAt: number;
+}
+
+/**
+ * The channel-lease operations. Contract: at most one live replica holds an account's lease;
+ * `acquireChannelLease` answers the lease when this replica holds it or took it (a new,
+ * larger token after a take-over) and undefined when a live other replica holds it;
+ * `putStateFenced` writes only while `lease.fencingToken` is the account's current token and
+ * rejects with STORE_POSTGRES_FENCED otherwise; `releaseChannelLease` gives the lease up.
+ */
+export interface ChannelLeaseStore {
+  acquireChannelLease(channel: string, accountId: string): Promise<ChannelLease | undefined>;
+  putStateFenced(lease: ChannelLease, namespace: string, key: string, value: unknown): Promise<void>;
+  releaseChannelLease(lease: ChannelLease): Promise<void>;
+  listChannelLeases(): Promise<ChannelLeaseHolder[]>;
+}
+
+export function createChannelLeases(database: Database): ChannelLeaseStore {
+  const { ownerId, now } = database;
+  return {
+    async acquireChannelLease(channel, accountId) {
+      requireKey(channel, 'channel');
+      requireKey(accountId, 'accountId');
+      // Insert, keep (ours), or take over (owner gone: token + 1) in one statement; a live
+      // other owner leaves the row untouched and nothing is returned.
+      const rows = await database.query<{ fencing_token: number }>(
+        'acquireChannelLease',
+        `INSERT INTO channel_leases (channel, account_id, owner_id, fencing_token, acquired_at)
+         VALUES ($1, $2, $3, 1, $4)
+         ON CONFLICT (channel, account_id) DO UPDATE
+           SET owner_id = excluded.owner_id,
+               fencing_token = channel_leases.fencing_token
+                 + CASE WHEN channel_leases.owner_id = excluded.owner_id THEN 0 ELSE 1 END,
+               acquired_at = CASE WHEN channel_leases.owner_id = excluded.owner_id
+                 THEN channel_leases.acquired_at ELSE excluded.acquired_at END
+           WHERE switchboard_owner_alive($3)
+             AND (channel_leases.owner_id = excluded.owner_id OR NOT switchboard_owner_alive(channel_leases.owner_id))
+         RETURNING fencing_token`,
+        [channel, accountId, ownerId, now()],
+      );
+      const token = rows[0]?.fencing_token;
+      return token === undefined ? undefined : { channel, accountId, fencingToken: token };
+    },
+
+    async putStateFenced(lease, namespace, key, value) {
+      requireKey(namespace, 'namespace');
+      requireKey(key, 'key');
+      const { json, expiresAt } = encodeStateValue(namespace, key, value, {});
+      const rows = await database.query<{ key: string }>(
+        'putStateFenced',
+        `INSERT INTO state_records (namespace, key, value, updated_at, expires_at)
+         SELECT $1, $2, $3, $4, $5
+         WHERE EXISTS (SELECT 1 FROM channel_leases
+                       WHERE channel = $6 AND account_id = $7 AND owner_id = $8 AND fencing_token = $9)
+         ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at,
+           expires_at = excluded.expires_at
+         RETURNING key`,
+        [
+          namespace,
+          key,
+          json,
+          now(),
+          expiresAt ?? null,
+          lease.channel,
+          lease.accountId,
+          ownerId,
+          lease.fencingToken,
+        ],
+      );
+      if (rows.length === 0) {
+        throw new StorePostgresError(
+          'STORE_POSTGRES_FENCED',
+          `The lease on ${lease.channel} account ${lease.accountId} (fencing token ${lease.fencingToken}) is no longer this replica's: another replica took the account over. ${namespace}/${key} was not written; stop consuming this account.`,
+          { details: { ...lease, namespace, key } },
+        );
+      }
+    },
+
+    async releaseChannelLease(lease) {
+      await database.query(
+        'releaseChannelLease',
+        'DELETE FROM channel_leases WHERE channel = $1 AND account_id = $2 AND owner_id = $3 AND fencing_token = $4',
+        [lease.channel, lease.accountId, ownerId, lease.fencingToken],
+      );
+    },
+
+    async listChannelLeases() {
+      const rows = await database.query<{
+        channel: string;
+        account_id: string;
+        owner_id: string;
+        fencing_token: number;
+        acquired_at: number;
+      }>(
+        'listChannelLeases',
+        `SELECT * FROM channel_leases WHERE switchboard_owner_alive(owner_id) ORDER BY channel, account_id`,
+      );
+      return rows.map((row) => ({
+        channel: row.channel,
+        accountId: row.account_id,
+        ownerId: row.owner_id,
+        fencingToken: row.fencing_token,
+        acquiredAt: row.acquired_at,
+      }));
+    },
+  };
+}
