@@ -1,3 +1,3 @@
 import { packageProject } from '../../vitest.shared.ts';
 
-export default packageProject(import.meta.dirname);
+export default packageProject(import.meta.dirname, { setupFiles: ['./test/setup-fence-parser.ts'] });

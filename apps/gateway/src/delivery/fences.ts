@@ -6,15 +6,36 @@
  * block starts and ends: an info string with a backtick does not open a fence, a fence in a
  * list item ends with its item, a fence that is never closed runs to the end of the text.
  */
-import { type CodeFence, findCodeFences } from '@switchboard/markdown';
+import type { CodeFence } from '@switchboard/markdown';
 
 /** One fenced code block inside a text, in character offsets of that text. */
 export type FenceSpan = CodeFence;
+
+let findCodeFences: ((text: string) => CodeFence[]) | undefined;
+let loading: Promise<void> | undefined;
+
+/**
+ * Loads the Markdown parser behind the fence finder (@switchboard/markdown and the mdast
+ * libraries: about 10 MB resident) when the first reply needs it, not at start. Contract:
+ * every path that chunks text awaits this before it chunks (the run before it creates its
+ * reply stream, a redelivery, a cron delivery); afterwards it resolves at once.
+ */
+export function loadFenceParser(): Promise<void> {
+  loading ??= import('@switchboard/markdown').then((markdown) => {
+    findCodeFences = markdown.findCodeFences;
+  });
+  return loading;
+}
 
 const space = 32;
 
 /** Finds every fenced code block of `text`, in order. */
 export function parseFenceSpans(text: string): FenceSpan[] {
+  // A fence needs three backticks or tildes in a row: most chat text has none, and needs no parse.
+  if (!text.includes('```') && !text.includes('~~~')) return [];
+  if (findCodeFences === undefined) {
+    throw new Error('the Markdown fence parser is not loaded: await loadFenceParser() before chunking text');
+  }
   return findCodeFences(text);
 }
 

@@ -9,6 +9,7 @@
 
 export { createBlockChunker } from './block-chunker.ts';
 export { chunkText } from './chunk-text.ts';
+export { loadFenceParser } from './fences.ts';
 export {
   createReplyStream,
   type ReplySummary,

@@ -19,6 +19,7 @@ import type { AssistantMessage, HookRunner, Logger, Message, Usage } from '@swit
 import type { ActiveRun, QueuedMessage, RunBatch, SessionEntry, SessionStore } from '@switchboard/sessions';
 import { formatCollectPrompt } from '@switchboard/sessions';
 import type { GatewayConfig } from '../config/schema.ts';
+import { loadFenceParser } from '../delivery/index.ts';
 import type { PromptSectionRegistry } from '../extensions/prompt-sections.ts';
 import type { ToolRegistry } from '../extensions/tool-registry.ts';
 import { runFinalOf } from '../protocol/run-final.ts';
@@ -172,6 +173,8 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
     const session = await sessions.prepare(config, sessionKey, last);
 
     const target = replyTarget(last, session);
+    // The reply's chunker finds code fences with the Markdown parser, loaded on the first reply.
+    if (target !== undefined) await loadFenceParser();
     const reply = replies.createReply(last, target, scope, deliveryKey);
     const stopTyping = replies.startTyping(target);
     const runTimeoutMs = last.timeoutMs ?? config.agents.defaults.timeoutSeconds * 1000;

@@ -4,7 +4,7 @@
 import { defaultAccountId, type PluginRegistry } from '@switchboard/hooks';
 import type { Delivery, RunHistoryEntry } from '@switchboard/scheduler';
 import type { DeliveryRoute, SessionStore } from '@switchboard/sessions';
-import { chunkText } from '../../delivery/index.ts';
+import { chunkText, loadFenceParser } from '../../delivery/index.ts';
 import { crashPoint } from '../../runtime/crash-points.ts';
 import type { SendOutbound } from '../../runtime/outbound.ts';
 
@@ -76,6 +76,7 @@ export interface DeliverOptions {
 export async function deliverText(options: DeliverOptions): Promise<DeliveryOutcome> {
   const { route } = options;
   const limit = options.plugins.channel(route.channel)?.channel.capabilities.textLimit ?? 4000;
+  await loadFenceParser();
   const chunks = chunkText(options.text, { limit });
   if (chunks.length === 0) return { deliveryStatus: 'nothing_to_deliver', messageIds: [] };
   crashPoint('cron-before-delivery');

@@ -4,7 +4,7 @@
 import type { AgentEvent } from '@switchboard/core-loop';
 import type { AssistantMessage, OutboundMessage } from '@switchboard/hooks';
 import type { SessionEntry } from '@switchboard/sessions';
-import { createReplyStream } from '../../delivery/index.ts';
+import { createReplyStream, loadFenceParser } from '../../delivery/index.ts';
 import type { ReplyStream } from '../../delivery/reply-stream.ts';
 import type { MessageTarget } from '../../extensions/tool-registry.ts';
 import type { ChannelManager } from '../channels.ts';
@@ -149,6 +149,7 @@ export function createReplyBridge(services: ReplyBridgeServices): ReplyBridge {
     keyBase: string,
     replies: readonly string[],
   ): Promise<void> {
+    await loadFenceParser();
     const reply = createReply(input, target, scope, keyBase);
     if (reply === undefined) return;
     for (const text of replies) {
