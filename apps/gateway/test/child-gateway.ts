@@ -59,7 +59,12 @@ export async function startChildGateway(options: {
         },
       );
       child = started;
-      const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${output.join('')}`)), 30_000);
+      // A gateway that does not start in time is killed: a child left running keeps the test
+      // process alive through its stdout pipe.
+      const timer = setTimeout(() => {
+        started.kill('SIGKILL');
+        reject(new Error(`gateway did not start within 60 s:\n${output.join('')}`));
+      }, 60_000);
       const onData = (chunk: Buffer) => {
         const text = chunk.toString();
         output.push(text);
