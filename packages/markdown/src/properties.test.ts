@@ -14,7 +14,7 @@ import { renderSlackMrkdwn } from './slack-mrkdwn.ts';
 import { renderTelegramHtmlChunks } from './telegram-html.ts';
 import { renderWhatsApp } from './whatsapp.ts';
 
-const runs = { numRuns: 300 };
+const runs = { numRuns: Number(process.env.PROPERTY_RUNS ?? 300) };
 
 const allowedTags = new Set(['b', 'i', 'u', 's', 'code', 'pre', 'a', 'blockquote', 'tg-spoiler']);
 
@@ -129,7 +129,9 @@ describe('Slack, WhatsApp and Discord for random Markdown', () => {
           .replace(/&gt;/g, '>')
           .replace(/&amp;/g, '&');
         // A link label's | becomes / in Slack (| ends the label).
-        expect(isSubsequence(leaves.replace(/[|/]/g, ''), squeeze(slack).replace(/[|/]/g, ''))).toBe(true);
+        // Slack shows a backtick in code as ˋ, so a ˋ the model wrote compares as a backtick too.
+        const slackLeaves = leaves.replace(/ˋ/g, '`').replace(/[|/]/g, '');
+        expect(isSubsequence(slackLeaves, squeeze(slack).replace(/[|/]/g, ''))).toBe(true);
         expect(isSubsequence(leaves, squeeze(restoreLookalikes(renderWhatsApp(document))))).toBe(true);
         // Discord shows the Markdown as written (entities included): all of it stays, but a deep heading's #s.
         const discord = renderDiscordMarkdown(document);
@@ -147,7 +149,8 @@ describe('Slack, WhatsApp and Discord for random Markdown', () => {
         // Leave out Slack's tokens and links, and the > that starts a quoted line.
         const outside = renderSlackMrkdwn(markdown)
           .replace(/<[@#!][^<>\s]*>|<[^<>\s|]+(\|[^<>]*)?>/g, '')
-          .replace(/^( *(• |[☐☑] |\d+\. ))*(> ?)+/gm, '');
+          // (also on a list item's continuation line, indented under its bullet).
+          .replace(/^ *( *(• |[☐☑] |\d+\. ))*(> ?)+/gm, '');
         expect(outside).not.toMatch(/[<>]|&(?!(amp|lt|gt);)/);
       }),
       runs,

@@ -130,7 +130,7 @@ describe('chunking random Markdown at the platforms’ limits', () => {
             }
           }
         }),
-        { numRuns: 100 },
+        { numRuns: Number(process.env.PROPERTY_RUNS ?? 100) },
       );
     });
   }
