@@ -17,10 +17,10 @@ import {
 } from '@switchboard/hooks';
 import { createFakeAnthropic, type FakeAnthropic } from '@switchboard/testkit/anthropic';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type CliIo, exitCodes, runCli } from '../src/cli/main.ts';
+import { exitCodes } from '../src/cli/main.ts';
 import type { ConfigReloadReport } from '../src/runtime/config-reload.ts';
 import { type ChildGateway, startChildGateway } from './child-gateway.ts';
-import { startTestGateway, type TestGateway } from './harness.ts';
+import { runCliOn, startTestGateway, type TestGateway } from './harness.ts';
 import { createTestChannel } from './test-channel.ts';
 
 const running: TestGateway[] = [];
@@ -343,38 +343,23 @@ describe('config reload: edits apply without a restart', () => {
 });
 
 describe('config reload: the operator commands', () => {
-  async function cli(argv: readonly string[], harness: TestGateway) {
-    const out: string[] = [];
-    const error: string[] = [];
-    const io: CliIo = {
-      out: (text) => out.push(text),
-      error: (text) => error.push(text),
-      environment: {
-        SWITCHBOARD_STATE_DIR: harness.stateDirectory,
-        SWITCHBOARD_GATEWAY_URL: harness.gateway.url,
-      },
-    };
-    const code = await runCli(argv, io);
-    return { code, stdout: out.join(''), stderr: error.join('') };
-  }
-
   it('`switchboard config reload` says what applied and what needs a restart; an invalid file exits 5', async () => {
     const harness = await start();
     editConfig(harness.stateDirectory, {
       'agents.list': [{ id: 'main', default: true }, { id: 'work' }],
       'session.durability': 'full',
     });
-    const result = await cli(['config', 'reload'], harness);
+    const result = await runCliOn(['config', 'reload'], harness);
     expect(result.code).toBe(exitCodes.ok);
     expect(result.stdout).toContain('applied without a restart:\n  agents.list');
     expect(result.stdout).toContain(
       'needs a restart (the old values stay in force until then):\n  session.durability: the database is opened once',
     );
-    const json = JSON.parse((await cli(['config', 'reload', '--json'], harness)).stdout);
+    const json = JSON.parse((await runCliOn(['config', 'reload', '--json'], harness)).stdout);
     expect(json).toMatchObject({ ok: true, applied: [], needsRestart: [{ path: 'session.durability' }] });
 
     editConfig(harness.stateDirectory, { bindings: [{ agentId: 'work', match: { channel: 42 } }] });
-    const rejected = await cli(['config', 'reload'], harness);
+    const rejected = await runCliOn(['config', 'reload'], harness);
     expect(rejected.code).toBe(exitCodes.invalidConfig);
     expect(rejected.stderr).toContain('was rejected; the gateway keeps running with its current config');
     expect(rejected.stderr).toMatch(/error {3}bindings\[0\]\.match\.channel: /);

@@ -9,6 +9,7 @@ import {
   type FakeAnthropic,
   type FakeAnthropicOptions,
 } from '@switchboard/testkit/anthropic';
+import { type CliIo, runCli } from '../src/cli/main.ts';
 import { type GatewayHandle, type StartGatewayOptions, startGateway } from '../src/runtime/gateway.ts';
 import { createGatewayLogger } from '../src/runtime/logger.ts';
 import { connectClient, type ProtocolClient } from './protocol-client.ts';
@@ -116,4 +117,23 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       if (options.sharedModel === undefined) await model.close();
     },
   };
+}
+
+/** Runs the `switchboard` CLI in-process against a test gateway; its output as text. */
+export async function runCliOn(
+  argv: readonly string[],
+  harness: TestGateway,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out: string[] = [];
+  const error: string[] = [];
+  const io: CliIo = {
+    out: (text) => out.push(text),
+    error: (text) => error.push(text),
+    environment: {
+      SWITCHBOARD_STATE_DIR: harness.stateDirectory,
+      SWITCHBOARD_GATEWAY_URL: harness.gateway.url,
+    },
+  };
+  const code = await runCli(argv, io);
+  return { code, stdout: out.join(''), stderr: error.join('') };
 }

@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import type { RecordedRequest } from '@switchboard/testkit/anthropic';
 import { type McpHttpServer, mcpStdioServerScript, startMcpHttpServer } from '@switchboard/testkit/mcp';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type CliIo, exitCodes, runCli } from '../src/cli/main.ts';
+import { exitCodes } from '../src/cli/main.ts';
 import type { McpStatusResult } from '../src/extensions/mcp.ts';
-import { startTestGateway, type TestGateway } from './harness.ts';
+import { runCliOn, startTestGateway, type TestGateway } from './harness.ts';
 
 const running: TestGateway[] = [];
 const httpServers: McpHttpServer[] = [];
@@ -35,21 +35,6 @@ function toolResults(request: RecordedRequest | undefined): Array<Record<string,
   const content = request?.messages.at(-1)?.content;
   if (!Array.isArray(content)) return [];
   return (content as Array<Record<string, unknown>>).filter((block) => block.type === 'tool_result');
-}
-
-async function cli(argv: readonly string[], harness: TestGateway) {
-  const out: string[] = [];
-  const error: string[] = [];
-  const io: CliIo = {
-    out: (text) => out.push(text),
-    error: (text) => error.push(text),
-    environment: {
-      SWITCHBOARD_STATE_DIR: harness.stateDirectory,
-      SWITCHBOARD_GATEWAY_URL: harness.gateway.url,
-    },
-  };
-  const code = await runCli(argv, io);
-  return { code, stdout: out.join(''), stderr: error.join('') };
 }
 
 describe('gateway: MCP tools', () => {
@@ -173,7 +158,7 @@ describe('gateway: MCP tools', () => {
       detail: 'agent "ops" tools.allow does not list it',
     });
 
-    const listed = await cli(['mcp', 'list'], harness);
+    const listed = await runCliOn(['mcp', 'list'], harness);
     expect(listed.code).toBe(exitCodes.ok);
     expect(listed.stdout).toContain('files  connected  stdio');
     expect(listed.stdout).toContain('files__echo  offered');
@@ -182,7 +167,7 @@ describe('gateway: MCP tools', () => {
     expect(listed.stdout).toMatch(/broken {2}failed {2}stdio .*could not start "\/nonexistent\/mcp-server"/);
     expect(listed.stdout).toContain('off  disabled');
 
-    const doctor = await cli(['doctor'], harness);
+    const doctor = await runCliOn(['doctor'], harness);
     expect(doctor.stdout).toMatch(/warn {2}mcp: .*broken failed: MCP_CONNECT_FAILED could not start/);
   });
 

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import type { RecordedRequest } from '@switchboard/testkit/anthropic';
 import { createFakeEmbeddings, type FakeEmbeddings } from '@switchboard/testkit/embeddings';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type CliIo, exitCodes, runCli } from '../src/cli/main.ts';
-import { startTestGateway, type TestGateway } from './harness.ts';
+import { exitCodes } from '../src/cli/main.ts';
+import { runCliOn, startTestGateway, type TestGateway } from './harness.ts';
 
 const running: TestGateway[] = [];
 const fakes: FakeEmbeddings[] = [];
@@ -174,20 +174,7 @@ describe('gateway: long-term memory', () => {
       join(workspace, 'memory', `${today}.md`),
       '# Errands\n\nPick up the dry cleaning on Saturday.\n',
     );
-    const run = async (...argv: string[]) => {
-      const out: string[] = [];
-      const error: string[] = [];
-      const io: CliIo = {
-        out: (text) => out.push(text),
-        error: (text) => error.push(text),
-        environment: {
-          SWITCHBOARD_STATE_DIR: harness.stateDirectory,
-          SWITCHBOARD_GATEWAY_URL: harness.gateway.url,
-        },
-      };
-      const code = await runCli(argv, io);
-      return { code, stdout: out.join(''), stderr: error.join('') };
-    };
+    const run = (...argv: string[]) => runCliOn(argv, harness);
 
     const status = await run('memory', 'status');
     expect(status.code).toBe(exitCodes.ok);

@@ -13,9 +13,9 @@ import {
 } from '@switchboard/testkit/anthropic';
 import { createFakeTelegram, type FakeTelegram } from '@switchboard/testkit/telegram';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type CliIo, exitCodes, runCli } from '../src/cli/main.ts';
+import { exitCodes } from '../src/cli/main.ts';
 import { type ChildGateway, startChildGateway } from './child-gateway.ts';
-import { startTestGateway, type TestGateway } from './harness.ts';
+import { runCliOn, startTestGateway, type TestGateway } from './harness.ts';
 import type { ProtocolClient } from './protocol-client.ts';
 import { createTestChannel } from './test-channel.ts';
 
@@ -205,21 +205,6 @@ describe('schedules in a running gateway', () => {
 });
 
 describe('switchboard cron', () => {
-  async function cli(argv: readonly string[], harness: TestGateway) {
-    const out: string[] = [];
-    const error: string[] = [];
-    const io: CliIo = {
-      out: (text) => out.push(text),
-      error: (text) => error.push(text),
-      environment: {
-        SWITCHBOARD_STATE_DIR: harness.stateDirectory,
-        SWITCHBOARD_GATEWAY_URL: harness.gateway.url,
-      },
-    };
-    const code = await runCli(argv, io);
-    return { code, stdout: out.join(''), stderr: error.join('') };
-  }
-
   it('adds, lists, runs, shows the runs of and removes a job', async () => {
     const { harness, channel } = await start(() => ({ text: 'weekly report: all green' }));
     const job = JSON.stringify({
@@ -228,21 +213,21 @@ describe('switchboard cron', () => {
       payload: { kind: 'agentTurn', message: 'write the weekly report' },
       delivery: { mode: 'announce', channel: 'testchat', to: 'user-1' },
     });
-    const added = await cli(['cron', 'add', job, '--json'], harness);
+    const added = await runCliOn(['cron', 'add', job, '--json'], harness);
     expect(added.code).toBe(exitCodes.ok);
     const jobId = (JSON.parse(added.stdout) as { job: { id: string } }).job.id;
-    const listed = await cli(['cron', 'list'], harness);
+    const listed = await runCliOn(['cron', 'list'], harness);
     expect(listed.stdout).toContain(`${jobId}  weekly report`);
     expect(listed.stdout).toContain('cron 0 9 * * 1 (Europe/Berlin); next ');
-    const ran = await cli(['cron', 'run', jobId], harness);
+    const ran = await runCliOn(['cron', 'run', jobId], harness);
     expect(ran.code).toBe(exitCodes.ok);
     expect(ran.stdout).toMatch(/ok \(delivered\)/);
     expect(channel.sent.map(text)).toEqual(['weekly report: all green']);
-    expect((await cli(['cron', 'runs', jobId], harness)).stdout).toContain('weekly report: all green');
-    expect((await cli(['cron', 'rm', jobId], harness)).code).toBe(exitCodes.ok);
-    expect((await cli(['cron', 'rm', jobId], harness)).code).toBe(exitCodes.notFound);
-    expect((await cli(['cron', 'add', '{not json'], harness)).code).toBe(exitCodes.usage);
-    expect((await cli(['cron', 'list'], harness)).stdout).toContain('No scheduled jobs.');
+    expect((await runCliOn(['cron', 'runs', jobId], harness)).stdout).toContain('weekly report: all green');
+    expect((await runCliOn(['cron', 'rm', jobId], harness)).code).toBe(exitCodes.ok);
+    expect((await runCliOn(['cron', 'rm', jobId], harness)).code).toBe(exitCodes.notFound);
+    expect((await runCliOn(['cron', 'add', '{not json'], harness)).code).toBe(exitCodes.usage);
+    expect((await runCliOn(['cron', 'list'], harness)).stdout).toContain('No scheduled jobs.');
   });
 });
 

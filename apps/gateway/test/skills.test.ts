@@ -7,8 +7,8 @@ import { cp, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RecordedRequest } from '@switchboard/testkit/anthropic';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type CliIo, exitCodes, runCli } from '../src/cli/main.ts';
-import { startTestGateway, type TestGateway } from './harness.ts';
+import { exitCodes } from '../src/cli/main.ts';
+import { runCliOn, startTestGateway, type TestGateway } from './harness.ts';
 
 const fixture = join(import.meta.dirname, '../../../packages/skills/test/fixtures/openclaw-style/gh-issues');
 
@@ -40,21 +40,6 @@ async function until(condition: () => Promise<boolean>, what: string): Promise<v
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-}
-
-async function cli(argv: readonly string[], harness: TestGateway) {
-  const out: string[] = [];
-  const error: string[] = [];
-  const io: CliIo = {
-    out: (text) => out.push(text),
-    error: (text) => error.push(text),
-    environment: {
-      SWITCHBOARD_STATE_DIR: harness.stateDirectory,
-      SWITCHBOARD_GATEWAY_URL: harness.gateway.url,
-    },
-  };
-  const code = await runCli(argv, io);
-  return { code, stdout: out.join(''), stderr: error.join('') };
 }
 
 describe('gateway: skills', () => {
@@ -196,7 +181,7 @@ describe('gateway: skills', () => {
       }),
     ]);
 
-    const listed = await cli(['skills', 'list', '--agent', 'ops'], harness);
+    const listed = await runCliOn(['skills', 'list', '--agent', 'ops'], harness);
     expect(listed.code).toBe(exitCodes.ok);
     expect(listed.stdout).toContain(
       'needs-bin  [left out] (workspace) — missing bin switchboard-no-such-tool (on the host PATH)',
@@ -205,15 +190,15 @@ describe('gateway: skills', () => {
     expect(listed.stdout).toContain('not in the skills list of agent "ops"');
     expect(listed.stdout).toMatch(/Not loaded:\n .*broken\/SKILL\.md:3: invalid YAML frontmatter/);
 
-    const info = await cli(['skills', 'info', 'gh-issues'], harness);
+    const info = await runCliOn(['skills', 'info', 'gh-issues'], harness);
     expect(info.code).toBe(exitCodes.ok);
     expect(info.stdout).toContain(`location: ${join(workspace, 'skills', 'gh-issues', 'SKILL.md')}`);
     expect(info.stdout).toContain('left out: missing env GH_ISSUES_TOKEN');
-    const unknown = await cli(['skills', 'info', 'nope'], harness);
+    const unknown = await runCliOn(['skills', 'info', 'nope'], harness);
     expect(unknown.code).toBe(exitCodes.failed);
     expect(unknown.stderr).toContain('no skill "nope" was found for agent "main"');
 
-    const doctor = await cli(['doctor'], harness);
+    const doctor = await runCliOn(['doctor'], harness);
     expect(doctor.stdout).toMatch(
       /warn {2}skills: 0 in the prompt of agent "main"; left out: gh-issues \(missing env GH_ISSUES_TOKEN/,
     );

@@ -2,8 +2,8 @@
 // protocol methods.
 import type { RecordedRequest } from '@switchboard/testkit/anthropic';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type CliIo, exitCodes, runCli } from '../src/cli/main.ts';
-import { startTestGateway, type TestGateway } from './harness.ts';
+import { exitCodes } from '../src/cli/main.ts';
+import { runCliOn, startTestGateway, type TestGateway } from './harness.ts';
 import { payloadOf } from './protocol-client.ts';
 
 const running: TestGateway[] = [];
@@ -30,21 +30,6 @@ function brain(request: RecordedRequest) {
   return { text: 'ok' };
 }
 
-async function cli(argv: readonly string[], harness: TestGateway) {
-  const out: string[] = [];
-  const error: string[] = [];
-  const io: CliIo = {
-    out: (text) => out.push(text),
-    error: (text) => error.push(text),
-    environment: {
-      SWITCHBOARD_STATE_DIR: harness.stateDirectory,
-      SWITCHBOARD_GATEWAY_URL: harness.gateway.url,
-    },
-  };
-  const code = await runCli(argv, io);
-  return { code, stdout: out.join(''), stderr: error.join('') };
-}
-
 describe('switchboard subagents', () => {
   it('lists runs, prints a run log page by page, and kills a running run', async () => {
     const harness = await startTestGateway({
@@ -53,7 +38,7 @@ describe('switchboard subagents', () => {
     });
     running.push(harness);
     const client = await harness.connect();
-    expect((await cli(['subagents', 'list'], harness)).stdout).toBe('No subagent runs.\n');
+    expect((await runCliOn(['subagents', 'list'], harness)).stdout).toBe('No subagent runs.\n');
 
     const ask = (message: string) =>
       client.requestFinal('agent', { message, idempotencyKey: message, sessionKey: 'agent:main:main' });
@@ -69,13 +54,13 @@ describe('switchboard subagents', () => {
       .toBe('delivered');
     await ask('delegate: slow');
 
-    const listed = await cli(['subagents', 'list'], harness);
+    const listed = await runCliOn(['subagents', 'list'], harness);
     expect(listed.code).toBe(exitCodes.ok);
     const lines = listed.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^#1 [0-9a-f]{8} running \d+s {2}slow \(agent main\)$/);
     expect(lines[1]).toBe('   requester agent:main:main');
     expect(lines[2]).toMatch(/^#2 [0-9a-f]{8} ok, delivered \d+s {2}quick \(agent main\)$/);
-    const json = JSON.parse((await cli(['subagents', 'list', '--json'], harness)).stdout) as {
+    const json = JSON.parse((await runCliOn(['subagents', 'list', '--json'], harness)).stdout) as {
       runs: Array<{ runId: string; label: string; outcome?: string }>;
     };
     expect(json.runs.map((run) => [run.label, run.outcome])).toEqual([
@@ -84,26 +69,28 @@ describe('switchboard subagents', () => {
     ]);
     const [slow, quick] = json.runs;
 
-    const log = await cli(['subagents', 'log', '#2'], harness);
+    const log = await runCliOn(['subagents', 'log', '#2'], harness);
     expect(log.code).toBe(exitCodes.ok);
     expect(log.stdout).toBe(
       `Run ${quick!.runId} (ok): ${(await payloadOf<{ runs: Array<{ childSessionKey: string }> }>(await client.request('subagents.list', {}))).runs[1]!.childSessionKey}\nuser: CHILD quick\nassistant: done quick\n`,
     );
-    const page = await cli(['subagents', 'log', quick!.runId.slice(0, 6), '--limit', '1'], harness);
+    const page = await runCliOn(['subagents', 'log', quick!.runId.slice(0, 6), '--limit', '1'], harness);
     expect(page.stdout).toContain('\nassistant: done quick\n(older messages: switchboard subagents log ');
     expect(page.stdout).not.toContain('user: CHILD quick');
     const older = /--before (\d+)/.exec(page.stdout)?.[1];
-    const back = await cli(['subagents', 'log', quick!.runId, '--before', older!], harness);
+    const back = await runCliOn(['subagents', 'log', quick!.runId, '--before', older!], harness);
     expect(back.stdout).toContain('\nuser: CHILD quick\n');
     expect(back.stdout).not.toContain('done quick');
 
-    const missing = await cli(['subagents', 'log', 'ffffffff'], harness);
+    const missing = await runCliOn(['subagents', 'log', 'ffffffff'], harness);
     expect(missing.code).toBe(exitCodes.notFound);
     expect(missing.stderr).toContain('no run matches "ffffffff"');
-    expect((await cli(['subagents', 'kill'], harness)).code).toBe(exitCodes.usage);
-    expect((await cli(['subagents', 'log', '#1', '--limit', 'zero'], harness)).code).toBe(exitCodes.usage);
+    expect((await runCliOn(['subagents', 'kill'], harness)).code).toBe(exitCodes.usage);
+    expect((await runCliOn(['subagents', 'log', '#1', '--limit', 'zero'], harness)).code).toBe(
+      exitCodes.usage,
+    );
 
-    const killed = await cli(['subagents', 'kill', '#1'], harness);
+    const killed = await runCliOn(['subagents', 'kill', '#1'], harness);
     expect(killed.code).toBe(exitCodes.ok);
     expect(killed.stdout).toBe(`Stopped: ${slow!.runId}\n`);
     await expect
@@ -115,7 +102,7 @@ describe('switchboard subagents', () => {
         { timeout: 20_000, interval: 100 },
       )
       .toBe('killed');
-    expect((await cli(['subagents', 'kill', 'all'], harness)).stdout).toBe(
+    expect((await runCliOn(['subagents', 'kill', 'all'], harness)).stdout).toBe(
       'Nothing to stop: no running run matches.\n',
     );
   });
