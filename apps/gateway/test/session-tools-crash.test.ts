@@ -4,9 +4,10 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createFakeAnthropic, type RecordedRequest } from '@switchboard/testkit/anthropic';
+import { createFakeAnthropic } from '@switchboard/testkit/anthropic';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ChildGateway, startChildGateway } from './child-gateway.ts';
+import { lastIsToolResult } from './model-requests.ts';
 import { payloadOf } from './protocol-client.ts';
 
 const token = 'session-send-crash-token-0123456789';
@@ -14,11 +15,6 @@ const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
 });
-
-const lastIsToolResult = (request: RecordedRequest): boolean => {
-  const last = request.messages.at(-1)?.content;
-  return Array.isArray(last) && last.some((block) => (block as { type: string }).type === 'tool_result');
-};
 
 async function transcript(gateway: ChildGateway, sessionKey: string): Promise<string[]> {
   const client = await gateway.client();

@@ -4,17 +4,13 @@ import type { RecordedRequest } from '@switchboard/testkit/anthropic';
 import { afterEach, describe, expect, it } from 'vitest';
 import { exitCodes } from '../src/cli/main.ts';
 import { runCliOn, startTestGateway, type TestGateway } from './harness.ts';
+import { lastIsToolResult } from './model-requests.ts';
 import { payloadOf } from './protocol-client.ts';
 
 const running: TestGateway[] = [];
 afterEach(async () => {
   await Promise.all(running.splice(0).map((harness) => harness.close()));
 });
-
-const lastIsToolResult = (request: RecordedRequest): boolean => {
-  const last = request.messages.at(-1)?.content;
-  return Array.isArray(last) && last.some((block) => (block as { type: string }).type === 'tool_result');
-};
 
 function brain(request: RecordedRequest) {
   const text = request.lastUserText ?? '';

@@ -3,6 +3,7 @@
 import type { RecordedRequest } from '@switchboard/testkit/anthropic';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from './harness.ts';
+import { lastIsToolResult } from './model-requests.ts';
 import { payloadOf } from './protocol-client.ts';
 import { createTestChannel, sentText } from './test-channel.ts';
 
@@ -10,11 +11,6 @@ const running: TestGateway[] = [];
 afterEach(async () => {
   await Promise.all(running.splice(0).map((harness) => harness.close()));
 });
-
-const lastIsToolResult = (request: RecordedRequest): boolean => {
-  const last = request.messages.at(-1)?.content;
-  return Array.isArray(last) && last.some((block) => (block as { type: string }).type === 'tool_result');
-};
 
 function brain(request: RecordedRequest) {
   const text = request.lastUserText ?? '';
