@@ -4,6 +4,7 @@
  */
 import type { ChannelAccessConfig, ChannelConfigSpec } from './channel-config.ts';
 import type { Logger } from './logger.ts';
+import type { DownloadedMedia, JsonValue, MediaDownloadOptions } from './media.ts';
 import type { HttpRoute } from './plugin.ts';
 import type { SendFailure, SendRetryPolicy } from './send-failure.ts';
 
@@ -56,15 +57,27 @@ export interface ReplyReference {
 /** The kinds of media a message can carry. */
 export type MediaKind = 'image' | 'audio' | 'voice' | 'video' | 'document' | 'sticker';
 
-/** A media attachment of an inbound message. At least one of `url` and `path` is set. */
+/**
+ * A media attachment of an inbound message: described, not downloaded (decision 0026). A
+ * channel sets `reference` (what its {@link ChannelAccount.downloadMedia} needs: a file id, a
+ * URL, a media key) and the gateway fetches the bytes only for a message it admitted (after
+ * access, pairing and the journal), with its size limits. The whole description is JSON, so
+ * it survives the inbound journal and a restarted gateway can still fetch it.
+ *
+ * Older channels that download themselves set `path` (a local file) or `url` (a plain
+ * http(s) URL the gateway streams, with the same limits); both still work.
+ */
 export interface InboundMedia {
   readonly kind: MediaKind;
   readonly mimeType?: string;
   readonly fileName?: string;
+  /** The size the platform declares, when it does; the gateway skips a download it knows is too large. */
   readonly sizeBytes?: number;
-  /** Where the gateway can fetch it (may need the channel's credentials). */
+  /** Channel-specific and JSON-serializable: handed back unchanged to `downloadMedia`. */
+  readonly reference?: JsonValue;
+  /** Legacy: where the gateway can fetch it without the channel's help (a plain http(s) URL). */
   readonly url?: string;
-  /** A local file the channel already downloaded. */
+  /** Legacy: a local file the channel already downloaded. */
   readonly path?: string;
 }
 
@@ -363,6 +376,20 @@ export interface ChannelAccount {
   stopTyping?(target: ConversationTarget): Promise<void>;
   /** Present when `capabilities.reactions` is true. `emoji` is a Unicode emoji. */
   react?(target: ConversationTarget & { readonly messageId: string; readonly emoji: string }): Promise<void>;
+  /**
+   * Present when `capabilities.media` is true and the account describes inbound media with a
+   * `reference` (decision 0026). Downloads one attachment of a message the gateway admitted
+   * into a file inside the account's `dataDirectory` and resolves with its path and size.
+   *
+   * Contract: called only after access, pairing and the journal, possibly after a restart
+   * (`media` then comes from the journal, so it must work from `reference` alone). Enforces
+   * `maxBytes` while streaming: as soon as more bytes arrived it stops the transfer and
+   * rejects with a `MediaError` `MEDIA_TOO_LARGE` naming the size and the limit (a declared
+   * size over the limit rejects before any byte is fetched). Any other failure rejects with
+   * `MEDIA_DOWNLOAD_FAILED` (or a channel error); it never resolves with a partial file.
+   * One attempt, no retries: the gateway tells the model the attachment could not be fetched.
+   */
+  downloadMedia?(media: InboundMedia, options: MediaDownloadOptions): Promise<DownloadedMedia>;
   /** Stops the account: ends the receive loop, flushes, closes connections. Called once. */
   stop(): Promise<void>;
 }

@@ -157,6 +157,22 @@ export {
   noopLogger,
   withLogFields,
 } from './logger.ts';
+// Inbound media: the download seam's types, its error and the bounded stream writer (decision 0026).
+export {
+  assertDeclaredSize,
+  type BoundedStreamOptions,
+  type ByteSource,
+  type DownloadedMedia,
+  formatByteSize,
+  type JsonValue,
+  type MediaDownloadOptions,
+  MediaError,
+  type MediaErrorCode,
+  mediaErrorCodes,
+  mediaTooLargeError,
+  readBoundedStream,
+  writeBoundedStream,
+} from './media.ts';
 // Messages: the provider-neutral conversation model.
 export {
   type AssistantMessage,
