@@ -215,6 +215,7 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
         prompt,
         reference: attempt.target.reference,
         sendMessage: createToolSender(services.send, target, scope),
+        signal: runController.signal,
       });
       const compactionCall = (model: Model, credentials: AttemptTarget): CompactionCallOptions => ({
         settings: { ...services.compactionSettings, contextWindow: model.contextWindow },

@@ -1,14 +1,15 @@
 // What a turn sends the model: its model (with before_model_resolve), tools, system prompt
 // (bootstrap files, before_prompt_build / before_agent_start), media and the user message.
-import { readFile } from 'node:fs/promises';
 import type { AnyAgentTool } from '@switchboard/core-loop';
-import type { HookRunner, ImageContent, InboundMedia, Logger, UserMessage } from '@switchboard/hooks';
+import type { HookRunner, Logger, UserMessage } from '@switchboard/hooks';
 import type { SessionStore } from '@switchboard/sessions';
 import type { GatewayConfig } from '../../config/schema.ts';
 import type { PromptSectionRegistry } from '../../extensions/prompt-sections.ts';
 import type { SendMessage, ToolRegistry } from '../../extensions/tool-registry.ts';
+import type { ChannelManager } from '../channels.ts';
 import { agentConfigOf } from '../model-selection.ts';
 import type { TurnInput } from '../turn-input.ts';
+import { loadInboundMedia } from './inbound-media.ts';
 
 export interface TurnContextServices {
   readonly store: SessionStore;
@@ -18,6 +19,8 @@ export interface TurnContextServices {
   readonly tools: ToolRegistry;
   readonly promptSections: PromptSectionRegistry;
   readonly workspaceFor: (agentId: string) => string;
+  /** The accounts whose `downloadMedia` fetches a channel message's media (inbound-media.ts). */
+  readonly channels: Pick<ChannelManager, 'account'>;
 }
 
 export interface TurnScope {
@@ -38,6 +41,8 @@ export interface TurnContextRequest {
   readonly reference: string;
   /** The `message` tool's way out. */
   readonly sendMessage: SendMessage;
+  /** The run's signal: stops a media download when the turn is aborted. */
+  readonly signal: AbortSignal;
 }
 
 export interface TurnContext {
@@ -80,7 +85,7 @@ export function createTurnContextBuilder(services: TurnContextServices): TurnCon
       return reference;
     },
 
-    async build({ config, scope, sessionId, last, reference, sendMessage, ...request }) {
+    async build({ config, scope, sessionId, last, reference, sendMessage, signal, ...request }) {
       const { agentId, sessionKey } = scope;
       let prompt = request.prompt;
       const agentConfig = agentConfigOf(config, agentId);
@@ -146,7 +151,16 @@ export function createTurnContextBuilder(services: TurnContextServices): TurnCon
         }
       }
 
-      const media = await loadMedia(last.media ?? [], logger);
+      // Admitted media is fetched only now (decision 0026): a refused message never downloads.
+      const media =
+        last.media === undefined || last.media.length === 0
+          ? { images: [], notes: [] }
+          : await loadInboundMedia(
+              last.media,
+              { channel: last.channel, accountId: last.accountId, messageId: last.ref.messageId },
+              { channels: services.channels, logger },
+              signal,
+            );
       if (media.notes.length > 0)
         prompt = prompt.trim() === '' ? media.notes.join('\n') : `${prompt}\n\n${media.notes.join('\n')}`;
       const images = [...(last.images ?? []), ...media.images];
@@ -158,49 +172,4 @@ export function createTurnContextBuilder(services: TurnContextServices): TurnCon
       return { systemPrompt, tools: usableTools, userMessage };
     },
   };
-}
-
-/** Images the model accepts inline; larger ones are described instead. */
-const maxInlineImageBytes = 5 * 1024 * 1024;
-
-/**
- * Turns a channel message's media into what the model sees: images (read from the file the
- * channel downloaded, or fetched from a plain URL) as image blocks, anything else as a line
- * of text naming it.
- */
-async function loadMedia(
-  media: readonly InboundMedia[],
-  logger: Logger,
-): Promise<{ images: ImageContent[]; notes: string[] }> {
-  const images: ImageContent[] = [];
-  const notes: string[] = [];
-  for (const item of media) {
-    const label = `[${item.kind}${item.fileName === undefined ? '' : `: ${item.fileName}`}${item.mimeType === undefined ? '' : ` (${item.mimeType})`}]`;
-    if (item.kind !== 'image' && item.kind !== 'sticker') {
-      notes.push(label);
-      continue;
-    }
-    try {
-      let bytes: Buffer | undefined;
-      if (item.path !== undefined) bytes = await readFile(item.path);
-      else if (item.url !== undefined && /^https?:/.test(item.url)) {
-        const response = await fetch(item.url, { signal: AbortSignal.timeout(15_000) });
-        if (response.ok) bytes = Buffer.from(await response.arrayBuffer());
-      }
-      if (bytes === undefined || bytes.length > maxInlineImageBytes) {
-        notes.push(label);
-        continue;
-      }
-      images.push({
-        type: 'image',
-        mediaType: item.mimeType ?? 'image/jpeg',
-        data: bytes.toString('base64'),
-      });
-      if (item.fileName !== undefined) notes.push(label);
-    } catch (error) {
-      logger.warn('could not read inbound media', { kind: item.kind, error: String(error) });
-      notes.push(label);
-    }
-  }
-  return { images, notes };
 }
