@@ -7,9 +7,18 @@
  * go through `putStateFenced`, which commits only while the token is still current, so a
  * replica that was paused past its lease cannot move the offset back or act twice.
  */
-import { encodeStateValue, requireKey } from '@switchboard/sessions';
-import type { Database } from './database.ts';
+import {
+  type DeliveryClaim,
+  type DeliveryDetails,
+  encodeStateValue,
+  type JournalInboundInput,
+  type JournalInboundResult,
+  requireKey,
+} from '@switchboard/sessions';
+import type { Database, Queryable } from './database.ts';
+import { claimDeliveryIn } from './delivery-receipts.ts';
 import { StorePostgresError } from './errors.ts';
+import { journalInboundIn } from './inbound-journal.ts';
 
 /** The lease a replica holds on one channel account. */
 export interface ChannelLease {
@@ -29,13 +38,48 @@ export interface ChannelLeaseHolder extends ChannelLease {
  * `acquireChannelLease` answers the lease when this replica holds it or took it (a new,
  * larger token after a take-over) and undefined when a live other replica holds it;
  * `putStateFenced` writes only while `lease.fencingToken` is the account's current token and
- * rejects with STORE_POSTGRES_FENCED otherwise; `releaseChannelLease` gives the lease up.
+ * rejects with STORE_POSTGRES_FENCED otherwise; `journalInboundFenced` and
+ * `claimDeliveryFenced` are `journalInbound` and `claimDelivery` with the same check in the
+ * same transaction (the lease row is locked `FOR SHARE`, so a take-over waits for them to
+ * commit and a write after the take-over is refused); `releaseChannelLease` gives the lease up.
  */
 export interface ChannelLeaseStore {
   acquireChannelLease(channel: string, accountId: string): Promise<ChannelLease | undefined>;
   putStateFenced(lease: ChannelLease, namespace: string, key: string, value: unknown): Promise<void>;
+  /** Journals a message the account consumed: its consumption commits only under the current token. */
+  journalInboundFenced(lease: ChannelLease, input: JournalInboundInput): Promise<JournalInboundResult>;
+  /** Claims a send on the account: refused under a stale token, so a woken replica cannot send again. */
+  claimDeliveryFenced(lease: ChannelLease, key: string, details?: DeliveryDetails): Promise<DeliveryClaim>;
   releaseChannelLease(lease: ChannelLease): Promise<void>;
   listChannelLeases(): Promise<ChannelLeaseHolder[]>;
+}
+
+function fencedError(lease: ChannelLease, what: string): StorePostgresError {
+  return new StorePostgresError(
+    'STORE_POSTGRES_FENCED',
+    `The lease on ${lease.channel} account ${lease.accountId} (fencing token ${lease.fencingToken}) is no longer this replica's: another replica took the account over. ${what} was not written; stop consuming this account.`,
+    { details: { ...lease } },
+  );
+}
+
+/**
+ * Locks the lease row for the caller's transaction, or rejects when `lease` is no longer
+ * current: another replica took it (a newer token), or this replica lost its instance lock (the
+ * others may take it at any moment).
+ */
+async function requireCurrentLease(
+  client: Queryable,
+  lease: ChannelLease,
+  ownerId: string,
+  what: string,
+): Promise<void> {
+  const { rows } = await client.query<{ fencing_token: number }>(
+    `SELECT fencing_token FROM channel_leases
+     WHERE channel = $1 AND account_id = $2 AND owner_id = $3 AND fencing_token = $4
+       AND switchboard_owner_alive($3) FOR SHARE`,
+    [lease.channel, lease.accountId, ownerId, lease.fencingToken],
+  );
+  if (rows.length === 0) throw fencedError(lease, what);
 }
 
 export function createChannelLeases(database: Database): ChannelLeaseStore {
@@ -90,13 +134,22 @@ export function createChannelLeases(database: Database): ChannelLeaseStore {
           lease.fencingToken,
         ],
       );
-      if (rows.length === 0) {
-        throw new StorePostgresError(
-          'STORE_POSTGRES_FENCED',
-          `The lease on ${lease.channel} account ${lease.accountId} (fencing token ${lease.fencingToken}) is no longer this replica's: another replica took the account over. ${namespace}/${key} was not written; stop consuming this account.`,
-          { details: { ...lease, namespace, key } },
-        );
-      }
+      if (rows.length === 0) throw fencedError(lease, `${namespace}/${key}`);
+    },
+
+    journalInboundFenced(lease, input) {
+      return database.transaction('journalInboundFenced', async (client) => {
+        await requireCurrentLease(client, lease, ownerId, `the inbound message ${input.messageId}`);
+        return journalInboundIn(client, input, ownerId, now);
+      });
+    },
+
+    claimDeliveryFenced(lease, key, details = {}) {
+      requireKey(key, 'key');
+      return database.transaction('claimDeliveryFenced', async (client) => {
+        await requireCurrentLease(client, lease, ownerId, `the delivery claim ${key}`);
+        return claimDeliveryIn(client, key, details, ownerId, now);
+      });
     },
 
     async releaseChannelLease(lease) {

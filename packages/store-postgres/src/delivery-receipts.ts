@@ -6,6 +6,7 @@
  */
 import {
   type DeliveryClaim,
+  type DeliveryDetails,
   type DeliveryReceipt,
   type DeliveryReceiptStore,
   type DeliveryRow,
@@ -44,37 +45,52 @@ async function requireAlive(client: Queryable, ownerId: string): Promise<void> {
   }
 }
 
+/**
+ * Claims one delivery inside the caller's transaction (the plain operation, and the fenced
+ * one of channel leases). Contract: as `claimDelivery`; the receipt row stays locked until the
+ * caller's transaction ends.
+ */
+export async function claimDeliveryIn(
+  client: Queryable,
+  key: string,
+  details: DeliveryDetails,
+  ownerId: string,
+  now: () => number,
+): Promise<DeliveryClaim> {
+  const at = now();
+  const inserted = await client.query<DeliveryRow>(
+    `INSERT INTO delivery_receipts (idempotency_key, state, attempts, owner_id, claimed_at, updated_at, details)
+     VALUES ($1, 'claimed', 1, $2, $3, $3, $4) ON CONFLICT (idempotency_key) DO NOTHING RETURNING *`,
+    [key, ownerId, at, JSON.stringify(details)],
+  );
+  if (inserted.rows[0] !== undefined) {
+    return { status: 'claimed', receipt: deliveryFromRow(inserted.rows[0]), recovered: false };
+  }
+  const existing = await lockReceipt(client, key);
+  if (existing === undefined) throw new Error(`delivery receipt ${key} vanished after insert`);
+  const receipt = deliveryFromRow(existing);
+  if (existing.state === 'sent') return { status: 'already-sent', receipt };
+  if (existing.state === 'claimed' && (existing.owner_id === ownerId || existing.owner_alive)) {
+    return { status: 'in-progress', receipt };
+  }
+  const recovered = existing.state === 'claimed';
+  await requireAlive(client, ownerId);
+  const { rows } = await client.query<DeliveryRow>(
+    `UPDATE delivery_receipts SET state = 'claimed', attempts = attempts + 1, owner_id = $1, claimed_at = $2,
+       updated_at = $2, error = NULL, details = $3 WHERE idempotency_key = $4 RETURNING *`,
+    [ownerId, at, JSON.stringify({ ...receipt.details, ...details }), key],
+  );
+  return { status: 'claimed', receipt: deliveryFromRow(rows[0]!), recovered };
+}
+
 export function createDeliveryReceipts(database: Database): DeliveryReceiptStore {
   const { now, ownerId } = database;
   return {
-    async claimDelivery(key, details = {}): Promise<DeliveryClaim> {
+    claimDelivery(key, details = {}): Promise<DeliveryClaim> {
       requireKey(key, 'key');
-      return database.transaction('claimDelivery', async (client) => {
-        const at = now();
-        const inserted = await client.query<DeliveryRow>(
-          `INSERT INTO delivery_receipts (idempotency_key, state, attempts, owner_id, claimed_at, updated_at, details)
-           VALUES ($1, 'claimed', 1, $2, $3, $3, $4) ON CONFLICT (idempotency_key) DO NOTHING RETURNING *`,
-          [key, ownerId, at, JSON.stringify(details)],
-        );
-        if (inserted.rows[0] !== undefined) {
-          return { status: 'claimed', receipt: deliveryFromRow(inserted.rows[0]), recovered: false };
-        }
-        const existing = await lockReceipt(client, key);
-        if (existing === undefined) throw new Error(`delivery receipt ${key} vanished after insert`);
-        const receipt = deliveryFromRow(existing);
-        if (existing.state === 'sent') return { status: 'already-sent', receipt };
-        if (existing.state === 'claimed' && (existing.owner_id === ownerId || existing.owner_alive)) {
-          return { status: 'in-progress', receipt };
-        }
-        const recovered = existing.state === 'claimed';
-        await requireAlive(client, ownerId);
-        const { rows } = await client.query<DeliveryRow>(
-          `UPDATE delivery_receipts SET state = 'claimed', attempts = attempts + 1, owner_id = $1, claimed_at = $2,
-             updated_at = $2, error = NULL, details = $3 WHERE idempotency_key = $4 RETURNING *`,
-          [ownerId, at, JSON.stringify({ ...receipt.details, ...details }), key],
-        );
-        return { status: 'claimed', receipt: deliveryFromRow(rows[0]!), recovered };
-      });
+      return database.transaction('claimDelivery', (client) =>
+        claimDeliveryIn(client, key, details, ownerId, now),
+      );
     },
 
     async recordDelivery(key, platformMessageId): Promise<DeliveryReceipt> {

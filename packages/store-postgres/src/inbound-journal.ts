@@ -13,11 +13,24 @@ import {
   type InboundRecord,
   type InboundRow,
   inboundFromRow,
+  type JournalInboundInput,
+  type JournalInboundResult,
   requireRef,
   requireState,
   SessionsError,
 } from '@switchboard/sessions';
-import type { Database } from './database.ts';
+import type { Database, Queryable } from './database.ts';
+
+/**
+ * SQL condition: the record's channel account is not leased to a replica other than `owner`
+ * (decision 0021, one consumer per channel account). A gone replica's records of a polling
+ * account are taken over by the replica that takes the account over, which can send their
+ * replies; records of accounts without a lease (webhooks, the protocol) go to anyone.
+ */
+export function notLeasedByAnother(table: string, owner: string): string {
+  return `NOT EXISTS (SELECT 1 FROM channel_leases l WHERE l.channel = ${table}.channel
+            AND l.account_id = ${table}.account_id AND l.owner_id <> ${owner})`;
+}
 
 function byReceipt(left: InboundRecord, right: InboundRecord): number {
   return (
@@ -32,31 +45,44 @@ function compare(left: string, right: string): number {
   return left < right ? -1 : left > right ? 1 : 0;
 }
 
+/**
+ * Journals one inbound message inside the caller's transaction (the plain operation, and the
+ * fenced one of channel leases). Contract: inserts the record owned by `ownerId`, or answers
+ * the existing one as a duplicate.
+ */
+export async function journalInboundIn(
+  client: Queryable,
+  input: JournalInboundInput,
+  ownerId: string,
+  now: () => number,
+): Promise<JournalInboundResult> {
+  const ref = requireRef(input, 'input');
+  const payload = encodeInboundPayload(ref, input.payload);
+  const at = input.receivedAt ?? now();
+  const inserted = await client.query<InboundRow>(
+    `INSERT INTO inbound_journal (channel, account_id, message_id, state, session_key, received_at, updated_at, payload, owner_id)
+     VALUES ($1, $2, $3, 'received', $4, $5, $5, $6, $7)
+     ON CONFLICT (channel, account_id, message_id) DO NOTHING RETURNING *`,
+    [ref.channel, ref.accountId, ref.messageId, input.sessionKey ?? null, at, payload, ownerId],
+  );
+  if (inserted.rows[0] !== undefined) {
+    return { duplicate: false, record: inboundFromRow(inserted.rows[0]) };
+  }
+  const { rows } = await client.query<InboundRow>(
+    'SELECT * FROM inbound_journal WHERE channel = $1 AND account_id = $2 AND message_id = $3',
+    [ref.channel, ref.accountId, ref.messageId],
+  );
+  if (rows[0] === undefined) throw new Error(`inbound record ${describeInbound(ref)} vanished after insert`);
+  return { duplicate: true, record: inboundFromRow(rows[0]) };
+}
+
 export function createInboundJournal(database: Database): InboundJournalStore {
   const { now, ownerId } = database;
   return {
-    async journalInbound(input) {
-      const ref = requireRef(input, 'input');
-      const payload = encodeInboundPayload(ref, input.payload);
-      const at = input.receivedAt ?? now();
-      return database.transaction('journalInbound', async (client) => {
-        const inserted = await client.query<InboundRow>(
-          `INSERT INTO inbound_journal (channel, account_id, message_id, state, session_key, received_at, updated_at, payload, owner_id)
-           VALUES ($1, $2, $3, 'received', $4, $5, $5, $6, $7)
-           ON CONFLICT (channel, account_id, message_id) DO NOTHING RETURNING *`,
-          [ref.channel, ref.accountId, ref.messageId, input.sessionKey ?? null, at, payload, ownerId],
-        );
-        if (inserted.rows[0] !== undefined) {
-          return { duplicate: false as const, record: inboundFromRow(inserted.rows[0]) };
-        }
-        const { rows } = await client.query<InboundRow>(
-          'SELECT * FROM inbound_journal WHERE channel = $1 AND account_id = $2 AND message_id = $3',
-          [ref.channel, ref.accountId, ref.messageId],
-        );
-        if (rows[0] === undefined)
-          throw new Error(`inbound record ${describeInbound(ref)} vanished after insert`);
-        return { duplicate: true as const, record: inboundFromRow(rows[0]) };
-      });
+    journalInbound(input) {
+      return database.transaction('journalInbound', (client) =>
+        journalInboundIn(client, input, ownerId, now),
+      );
     },
 
     async getInbound(ref) {
@@ -116,13 +142,16 @@ export function createInboundJournal(database: Database): InboundJournalStore {
     async listUnfinishedInbound(options = {}) {
       // Rows another live instance owns are left alone; rows a concurrent takeover has locked
       // are skipped (that instance gets them). An instance that lost its own lock takes nothing.
+      // Messages of a polling account leased to another replica wait for that replica: it is
+      // the one running the account, so the only one that can send their replies.
       const rows = await database.query<InboundRow>(
         'listUnfinishedInbound',
         `WITH candidates AS (
            SELECT channel, account_id, message_id FROM inbound_journal
            WHERE state IN ('received', 'queued', 'running') AND received_at >= $1
              AND switchboard_owner_alive($2)
-             AND (owner_id = $2 OR owner_id IS NULL OR NOT switchboard_owner_alive(owner_id))
+             AND (owner_id = $2 OR ((owner_id IS NULL OR NOT switchboard_owner_alive(owner_id))
+                                    AND ${notLeasedByAnother('inbound_journal', '$2')}))
            ORDER BY received_at, channel, account_id, message_id
            LIMIT $3
            FOR UPDATE SKIP LOCKED)

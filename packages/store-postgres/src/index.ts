@@ -2,7 +2,7 @@
 // that share one database (several replicas) — the gateway loads it when `storage.kind` is
 // `postgres`.
 
-// One consumer per channel account (the gateway does not use it yet: decision 0021).
+// One consumer per channel account (decision 0021): the gateway's channel-lease keeper.
 export type { ChannelLease, ChannelLeaseHolder, ChannelLeaseStore } from './channel-leases.ts';
 // Errors.
 export { StorePostgresError, type StorePostgresErrorCode, storePostgresErrorCodes } from './errors.ts';

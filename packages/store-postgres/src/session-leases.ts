@@ -18,6 +18,7 @@ import {
   SessionsError,
 } from '@switchboard/sessions';
 import type { Database, Queryable } from './database.ts';
+import { notLeasedByAnother } from './inbound-journal.ts';
 
 /** The NOTIFY channel that wakes a lease owner; the payload is `<owner id> <session key>`. */
 export const workChannel = 'switchboard_session_work';
@@ -128,7 +129,8 @@ export function createSessionLeases(database: Database): SessionLeaseStore {
         await client.query(
           `UPDATE inbound_journal SET owner_id = $2
            WHERE session_key = $1 AND ${unfinished} AND owner_id IS DISTINCT FROM $2
-             AND (owner_id IS NULL OR NOT switchboard_owner_alive(owner_id))`,
+             AND (owner_id IS NULL OR NOT switchboard_owner_alive(owner_id))
+             AND ${notLeasedByAnother('inbound_journal', '$2')}`,
           [sessionKey, ownerId],
         );
         const { rows } = await client.query<InboundRow>(

@@ -45,4 +45,90 @@ describe('channel leases', () => {
       await second.close();
     }
   });
+
+  it('checks the token in the same transaction as the journal write and the delivery claim', async () => {
+    const url = await freshDatabase(cluster());
+    const first = await createPostgresSessionStore({ url, poolSize: 2 });
+    const second = await createPostgresSessionStore({ url, poolSize: 2 });
+    try {
+      const held = (await first.acquireChannelLease('telegram', 'bot1'))!;
+      const journaled = await first.journalInboundFenced(held, {
+        channel: 'telegram',
+        accountId: 'bot1',
+        messageId: 'm1',
+        payload: { text: 'one' },
+      });
+      expect(journaled.duplicate).toBe(false);
+      const claim = await first.claimDeliveryFenced(held, 'reply-1', {
+        channel: 'telegram',
+        accountId: 'bot1',
+      });
+      expect(claim.status).toBe('claimed');
+
+      await first.close();
+      const taken = (await second.acquireChannelLease('telegram', 'bot1'))!;
+      expect(taken.fencingToken).toBe(held.fencingToken + 1);
+      // The stale token (the first replica's, replayed by the second's store) is refused for
+      // both side effects, and nothing was written.
+      for (const attempt of [
+        () =>
+          second.journalInboundFenced(held, {
+            channel: 'telegram',
+            accountId: 'bot1',
+            messageId: 'm2',
+            payload: { text: 'two' },
+          }),
+        () => second.claimDeliveryFenced(held, 'reply-2', { channel: 'telegram', accountId: 'bot1' }),
+      ]) {
+        const error = await attempt().then(
+          () => undefined,
+          (caught: unknown) => caught,
+        );
+        expect((error as StorePostgresError).code).toBe('STORE_POSTGRES_FENCED');
+        expect((error as Error).message).toMatch(/telegram account bot1 \(fencing token 1\)/);
+      }
+      expect(
+        await second.getInbound({ channel: 'telegram', accountId: 'bot1', messageId: 'm2' }),
+      ).toBeUndefined();
+      expect(await second.getDelivery('reply-2')).toBeUndefined();
+      // Under the current token both go through; the gone owner's claim is recovered.
+      const reclaimed = await second.claimDeliveryFenced(taken, 'reply-1');
+      expect(reclaimed).toMatchObject({ status: 'claimed', recovered: true });
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+
+  it("leaves a gone replica's messages of a leased account to the replica holding the account", async () => {
+    const url = await freshDatabase(cluster());
+    const gone = await createPostgresSessionStore({ url, poolSize: 2 });
+    const holder = await createPostgresSessionStore({ url, poolSize: 2 });
+    const bystander = await createPostgresSessionStore({ url, poolSize: 2 });
+    try {
+      const lease = (await gone.acquireChannelLease('telegram', 'polling'))!;
+      await gone.journalInboundFenced(lease, {
+        channel: 'telegram',
+        accountId: 'polling',
+        messageId: 'p1',
+        sessionKey: 'agent:main:telegram:1',
+      });
+      await gone.journalInbound({ channel: 'telegram', accountId: 'webhook', messageId: 'w1' });
+      await gone.close();
+      // Before anyone takes the account over, a bystander takes only the webhook account's record.
+      expect((await bystander.listUnfinishedInbound()).map((record) => record.messageId)).toEqual(['w1']);
+      expect((await holder.acquireChannelLease('telegram', 'polling'))?.fencingToken).toBe(2);
+      // Neither a poll (its own webhook record only) nor an admission of the session gives the
+      // bystander the polling record.
+      expect((await bystander.listUnfinishedInbound()).map((record) => record.messageId)).toEqual(['w1']);
+      const admitted = await bystander.admitToSession('agent:main:telegram:1', []);
+      expect(admitted).toEqual({ owner: 'self', pending: [] });
+      await bystander.releaseSession('agent:main:telegram:1');
+      expect((await holder.listUnfinishedInbound()).map((record) => record.messageId)).toEqual(['p1']);
+    } finally {
+      await gone.close();
+      await holder.close();
+      await bystander.close();
+    }
+  });
 });
