@@ -1,6 +1,6 @@
 // What `status` reports about the replicas sharing the PostgreSQL store (decision 0021):
-// each registered replica with its host, pid, start time, whether it is alive, and the
-// session leases it holds. Only built when `storage.kind` is `postgres`.
+// each registered replica with its host, pid, start time, whether it is alive, the session
+// leases it holds, and the channel accounts it consumes (their leases, with fencing tokens). Only built when `storage.kind` is `postgres`.
 import type { PostgresSessionStore } from '@switchboard/store-postgres';
 
 /** Sessions listed per replica; the count is always complete. */
@@ -16,6 +16,13 @@ interface ReplicaSummary {
   /** This gateway. */
   readonly self: boolean;
   readonly sessionLeases: { readonly count: number; readonly sessions: readonly string[] };
+  /** Polling channel accounts this replica runs: `channel:accountId` with the lease's fencing token. */
+  readonly channelLeases: readonly {
+    readonly channel: string;
+    readonly accountId: string;
+    readonly fencingToken: number;
+    readonly acquiredAt: number;
+  }[];
 }
 
 interface ReplicasStatus {
@@ -28,7 +35,11 @@ export type ReplicaStatusReader = () => Promise<ReplicasStatus>;
 
 export function createReplicaStatusReader(store: PostgresSessionStore): ReplicaStatusReader {
   return async () => {
-    const [instances, leases] = await Promise.all([store.listInstances(), store.listSessionLeases()]);
+    const [instances, leases, channelLeases] = await Promise.all([
+      store.listInstances(),
+      store.listSessionLeases(),
+      store.listChannelLeases(),
+    ]);
     return {
       self: store.instanceId,
       replicas: instances.map((instance) => {
@@ -40,6 +51,14 @@ export function createReplicaStatusReader(store: PostgresSessionStore): ReplicaS
             count: held.length,
             sessions: held.slice(0, listedSessions).map((lease) => lease.sessionKey),
           },
+          channelLeases: channelLeases
+            .filter((lease) => lease.ownerId === instance.ownerId)
+            .map(({ channel, accountId, fencingToken, acquiredAt }) => ({
+              channel,
+              accountId,
+              fencingToken,
+              acquiredAt,
+            })),
         };
       }),
     };
@@ -54,7 +73,13 @@ export function formatReplicas(value: unknown): string[] {
     `Replicas (PostgreSQL): ${status.replicas.filter((replica) => replica.alive).length} alive of ${status.replicas.length} registered`,
     ...status.replicas.map(
       (replica) =>
-        `  #${replica.instanceId}${replica.self ? ' (this gateway)' : ''} ${replica.hostname} pid ${replica.pid}, started ${new Date(replica.startedAt).toISOString()}, ${replica.alive ? 'alive' : 'gone'}, ${replica.sessionLeases.count} session lease${replica.sessionLeases.count === 1 ? '' : 's'}${replica.sessionLeases.count === 0 ? '' : `: ${replica.sessionLeases.sessions.join(', ')}${replica.sessionLeases.count > replica.sessionLeases.sessions.length ? ', …' : ''}`}`,
+        `  #${replica.instanceId}${replica.self ? ' (this gateway)' : ''} ${replica.hostname} pid ${replica.pid}, started ${new Date(replica.startedAt).toISOString()}, ${replica.alive ? 'alive' : 'gone'}, ${replica.sessionLeases.count} session lease${replica.sessionLeases.count === 1 ? '' : 's'}${replica.sessionLeases.count === 0 ? '' : `: ${replica.sessionLeases.sessions.join(', ')}${replica.sessionLeases.count > replica.sessionLeases.sessions.length ? ', …' : ''}`}${channelLeaseText(replica.channelLeases ?? [])}`,
     ),
   ];
+}
+
+/** `; runs telegram:bot1 (token 3)` for the channel accounts a replica consumes. */
+function channelLeaseText(leases: ReplicaSummary['channelLeases']): string {
+  if (leases.length === 0) return '';
+  return `; runs ${leases.map((lease) => `${lease.channel}:${lease.accountId} (token ${lease.fencingToken})`).join(', ')}`;
 }

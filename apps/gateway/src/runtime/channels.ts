@@ -44,6 +44,41 @@ export interface ChannelManagerOptions {
   /** Delay before restarting an account whose start failed (doubles, capped). */
   readonly restartBaseMs?: number;
   readonly restartMaxMs?: number;
+  /** Several replicas on one PostgreSQL: a polling account runs only where its lease is held. */
+  readonly leases?: ChannelLeaseGate;
+}
+
+/** What a lease gate calls back for one account it holds the lease of (or stops holding). */
+export interface ChannelLeaseHandlers {
+  /** Starts the account (the lease is held); resolves once started or its start failed. */
+  start(): Promise<void>;
+  /** Stops the account: the lease is no longer this replica's. `reason` goes into its status. */
+  stop(reason: string): Promise<void>;
+  /** The account waits for the lease (another replica runs it); `detail` says who or why. */
+  standby(detail: string): void;
+}
+
+/** An account under a lease gate. */
+export interface ChannelLeaseHold {
+  /** Resolves after the first attempt to take the lease (and the start, when it was taken). */
+  readonly ready: Promise<void>;
+  /** Stops watching the lease and gives it up; the caller has stopped the account first. */
+  release(): Promise<void>;
+}
+
+/**
+ * One consumer per polling account across replicas (decision 0021; replicas/channel-lease-keeper.ts).
+ * Contract: `needsLease` says whether an account consumes by polling (webhook accounts run
+ * everywhere); `hold` calls `handlers.start` once this replica holds the account's lease (at
+ * once or on a later poll) and `handlers.stop` when the lease stops being its own, never two
+ * of them at a time and nothing after `release`.
+ */
+export interface ChannelLeaseGate {
+  needsLease(channel: string, config: Readonly<Record<string, unknown>>): boolean;
+  hold(
+    account: { readonly channel: string; readonly accountId: string },
+    handlers: ChannelLeaseHandlers,
+  ): ChannelLeaseHold;
 }
 
 /** A channel's reason must be a short kebab-case word: it becomes a count key in `status`. */
@@ -163,6 +198,9 @@ export function createChannelManager(options: ChannelManagerOptions): ChannelMan
   const baseMs = options.restartBaseMs ?? 1000;
   const maxMs = options.restartMaxMs ?? 5 * 60_000;
   let stopping = false;
+  /** Accounts under a lease gate, and whether this replica holds the lease now. */
+  const holds = new Map<string, ChannelLeaseHold>();
+  const leaseHeld = new Map<string, boolean>();
 
   const keyOf = (channel: string, accountId: string) => `${channel}\u0000${accountId}`;
 
@@ -232,7 +270,8 @@ export function createChannelManager(options: ChannelManagerOptions): ChannelMan
       managed.restarts += 1;
       const timer = setTimeout(() => {
         timers.delete(timer);
-        if (!stopping && accountConfigs.get(key) === config) void startAccount(managed, config);
+        if (!stopping && accountConfigs.get(key) === config && leaseHeld.get(key) !== false)
+          void startAccount(managed, config);
       }, delay);
       timer.unref();
       timers.add(timer);
@@ -262,6 +301,47 @@ export function createChannelManager(options: ChannelManagerOptions): ChannelMan
     controllers.get(key)?.abort();
     controllers.delete(key);
     await stopRunning(managed);
+    await releaseLease(key);
+  }
+
+  async function releaseLease(key: string): Promise<void> {
+    const hold = holds.get(key);
+    holds.delete(key);
+    leaseHeld.delete(key);
+    await hold?.release();
+  }
+
+  /** Starts an account, or (a polling account on replicas) puts it under its lease. */
+  function launch(managed: ManagedAccount, config: Record<string, unknown>): Promise<void> {
+    const gate = options.leases;
+    if (gate === undefined || !gate.needsLease(managed.channel.id, config))
+      return startAccount(managed, config);
+    const key = keyOf(managed.channel.id, managed.accountId);
+    leaseHeld.set(key, false);
+    managed.status = { state: 'stopped', detail: "standby: waiting for this account's lease" };
+    const hold = gate.hold(
+      { channel: managed.channel.id, accountId: managed.accountId },
+      {
+        start: async () => {
+          if (stopping || accountConfigs.get(key) !== config) return;
+          leaseHeld.set(key, true);
+          await startAccount(managed, config);
+        },
+        stop: async (reason) => {
+          leaseHeld.set(key, false);
+          controllers.get(key)?.abort();
+          controllers.delete(key);
+          await stopRunning(managed);
+          managed.status = { state: 'stopped', detail: `standby: ${reason}` };
+        },
+        standby: (detail) => {
+          if (managed.running === undefined)
+            managed.status = { state: 'stopped', detail: `standby: ${detail}` };
+        },
+      },
+    );
+    holds.set(key, hold);
+    return hold.ready;
   }
 
   function removeRoutes(managed: ManagedAccount): void {
@@ -297,7 +377,7 @@ export function createChannelManager(options: ChannelManagerOptions): ChannelMan
             keyOf(channel.id, account.accountId),
             account.config as unknown as Record<string, unknown>,
           );
-          starts.push(startAccount(managed, account.config as unknown as Record<string, unknown>));
+          starts.push(launch(managed, account.config as unknown as Record<string, unknown>));
         }
       }
       await Promise.all(starts);
@@ -323,6 +403,7 @@ export function createChannelManager(options: ChannelManagerOptions): ChannelMan
       for (const timer of timers) clearTimeout(timer);
       for (const controller of controllers.values()) controller.abort();
       await Promise.all([...accounts.values()].map((managed) => stopRunning(managed)));
+      await Promise.all([...holds.keys()].map((key) => releaseLease(key)));
     },
     async reload(config) {
       const outcome = { restarted: [], started: [], stopped: [], accessUpdated: [] } as {
@@ -373,7 +454,7 @@ export function createChannelManager(options: ChannelManagerOptions): ChannelMan
           };
           accounts.set(key, managed);
           accountConfigs.set(key, next);
-          await startAccount(managed, next);
+          await launch(managed, next);
           (existing === undefined ? outcome.started : outcome.restarted).push(`${channel.id}:${accountId}`);
           logger.info(
             existing === undefined

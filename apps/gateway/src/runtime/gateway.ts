@@ -149,7 +149,11 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   if (crashPointArmed !== undefined)
     logger.warn(`[TEST] crash point armed: the gateway SIGKILLs itself at ${crashPointArmed}`);
 
-  const { store, durability, shared } = await openSessionStore({
+  const {
+    store: openedStore,
+    durability,
+    shared,
+  } = await openSessionStore({
     storage: config.storage,
     stateDirectory,
     durability: options.durability ?? config.session.durability ?? 'normal',
@@ -158,6 +162,10 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   });
   // Several replicas on one PostgreSQL: session leases, wake-ups, the replica listing (decision 0021).
   const replicas = shared === undefined ? undefined : await import('../replicas/index.ts');
+  // One consumer per polling channel account; its journal writes and sends carry the lease's token.
+  const channelLeases =
+    shared === undefined ? undefined : replicas?.createChannelLeaseKeeper({ store: shared, logger });
+  const store = channelLeases?.fence(openedStore) ?? openedStore;
   const relay = shared === undefined ? undefined : replicas?.createRunRelay({ store: shared, logger });
   const coordinator =
     shared === undefined
@@ -230,6 +238,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     dataRoot: join(stateDirectory, 'channels'),
     receive: (account, message) => inbound.receive(account, message),
     notAnswered,
+    ...(channelLeases === undefined ? {} : { leases: channelLeases }),
   });
   const send = createOutbound({ hooks: registry.hooks, channels, store, logger, now });
 
@@ -505,6 +514,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
       heapTrim.stop();
       void coordinator?.close();
       void relay?.close();
+      channelLeases?.close();
     },
     dispatcher,
     registry,
