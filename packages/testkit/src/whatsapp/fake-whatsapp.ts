@@ -93,8 +93,8 @@ export function createFakeWhatsApp(options: FakeWhatsAppOptions = {}): FakeWhats
     disconnect: (statusCode = 408, message = 'Connection was lost') =>
       connections.disconnect(statusCode, message),
     refuseNextConnections: (count, statusCode) => connections.refuseNextConnections(count, statusCode),
-    rateLimitNextSends: (count, retryAfterSeconds) => requests.rateLimitNextSends(count, retryAfterSeconds),
-    rateLimitedSends: () => requests.rateLimited,
+    rateLimitNextSends: (count, retryAfterSeconds) => requests.rateLimit.limitNext(count, retryAfterSeconds),
+    rateLimitedSends: () => requests.rateLimit.refused,
     get link() {
       return connections.link;
     },

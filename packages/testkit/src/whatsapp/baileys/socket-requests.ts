@@ -4,6 +4,7 @@
 import type { proto, WAMessage } from 'baileys';
 import { messageFromWire } from '../fake-socket.ts';
 import type { SocketFrame, WireError } from '../protocol.ts';
+import { SendRateLimit } from '../send-rate-limit.ts';
 import type { Connection, WhatsAppConnections } from './connections.ts';
 import type { FakeWhatsAppSentMessage } from './types.ts';
 import type { WhatsAppWorld } from './world.ts';
@@ -14,24 +15,14 @@ export class SocketRequests {
   readonly #world: WhatsAppWorld;
   readonly #connections: WhatsAppConnections;
   readonly #notify: () => void;
-  #rateLimit: { count: number; retryAfterSeconds: number } | undefined;
-  #rateLimited = 0;
+  /** Sends refused with 429 rate-overlimit (`rateLimitNextSends`). */
+  readonly rateLimit: SendRateLimit = new SendRateLimit();
 
   /** `notify` is called after each change a wait may be watching (a send recorded or refused). */
   constructor(world: WhatsAppWorld, connections: WhatsAppConnections, notify: () => void) {
     this.#world = world;
     this.#connections = connections;
     this.#notify = notify;
-  }
-
-  /** The next `count` sends are refused with 429 rate-overlimit and this retry-after. */
-  rateLimitNextSends(count: number, retryAfterSeconds: number): void {
-    this.#rateLimit = { count, retryAfterSeconds };
-  }
-
-  /** How many sends were refused for the rate limit. */
-  get rateLimited(): number {
-    return this.#rateLimited;
   }
 
   /** Answers request `id` of `connection` with a `response` frame. */
@@ -47,15 +38,9 @@ export class SocketRequests {
           fail({ statusCode: 428, message: 'Connection Closed' });
           return;
         }
-        const rateLimit = this.#rateLimit;
-        if (rateLimit !== undefined && rateLimit.count > 0) {
-          rateLimit.count -= 1;
-          this.#rateLimited += 1;
-          fail({
-            statusCode: 429,
-            message: 'rate-overlimit',
-            data: { retryAfter: rateLimit.retryAfterSeconds },
-          });
+        const retryAfter = this.rateLimit.take();
+        if (retryAfter !== undefined) {
+          fail({ statusCode: 429, message: 'rate-overlimit', data: { retryAfter } });
           this.#notify();
           return;
         }

@@ -3,6 +3,7 @@
 // receipt with the typing indicator). A send keeps Meta's rules where a channel can observe
 // them: the 24-hour window (131047), the text limit, media by id or link, rate limits (130429).
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { SendRateLimit } from '../send-rate-limit.ts';
 import { graphError, json, readRawBody } from './responses.ts';
 import { type CloudWorld, digitsOf, newMessageId, sha256Hex } from './world.ts';
 
@@ -17,22 +18,12 @@ export interface CloudGraphApiOptions {
 export class CloudGraphApi {
   readonly #world: CloudWorld;
   readonly #options: CloudGraphApiOptions;
-  #rateLimit: { count: number; retryAfterSeconds: number } | undefined;
-  #rateLimited = 0;
+  /** Sends refused with 429 and Graph error 130429 (`rateLimitNextSends`). */
+  readonly rateLimit: SendRateLimit = new SendRateLimit();
 
   constructor(world: CloudWorld, options: CloudGraphApiOptions) {
     this.#world = world;
     this.#options = options;
-  }
-
-  /** The next `count` sends are refused with 429 and this retry-after. */
-  rateLimitNextSends(count: number, retryAfterSeconds: number): void {
-    this.#rateLimit = { count, retryAfterSeconds };
-  }
-
-  /** How many sends were refused for the rate limit. */
-  get rateLimited(): number {
-    return this.#rateLimited;
   }
 
   /** Answers a Graph request; `path` is the part after the version (`/<id>/messages`). */
@@ -119,14 +110,10 @@ export class CloudGraphApi {
       json(response, { success: true });
       return;
     }
-    const rateLimit = this.#rateLimit;
-    if (rateLimit !== undefined && rateLimit.count > 0) {
-      rateLimit.count -= 1;
-      this.#rateLimited += 1;
+    const retryAfter = this.rateLimit.take();
+    if (retryAfter !== undefined) {
       this.#options.notify();
-      graphError(response, 429, 130429, '(#130429) Rate limit hit', {
-        'retry-after': String(rateLimit.retryAfterSeconds),
-      });
+      graphError(response, 429, 130429, '(#130429) Rate limit hit', { 'retry-after': String(retryAfter) });
       return;
     }
     const type = String(body.type ?? 'text');
