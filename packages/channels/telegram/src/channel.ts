@@ -17,7 +17,7 @@ import { apiSignal, classifyTelegramError, classifyTelegramSendFailure, toChanne
 import { type TelegramAccountConfig, telegramConfig } from './config.ts';
 import { TelegramChannelError } from './errors.ts';
 import { compileMentionPatterns, type MessageSource, mapMessage } from './inbound.ts';
-import { createMediaDownloader } from './media.ts';
+import { createMediaDownloader, describeMedia } from './media.ts';
 import { createBlockedChats, createOutbound } from './outbound.ts';
 import { type Poller, type PollerEvent, startPolling } from './poller.ts';
 import { createWebhookRoute, resolveWebhookSecret } from './webhook.ts';
@@ -217,7 +217,10 @@ async function startAccount(
     chats.unblock(String(message.chat.id));
     let inbound: InboundMessage = mapped.message;
     if (mapped.media.length > 0) {
-      const media = await downloader.download(message.chat.id, message.message_id, mapped.media);
+      // Described only: the gateway downloads them if it admits the message (decision 0026).
+      const media = mapped.media.map((reference) =>
+        describeMedia(message.chat.id, message.message_id, reference),
+      );
       inbound = { ...inbound, media };
     }
     const outcome = await context.receive(inbound);
@@ -382,6 +385,7 @@ async function startAccount(
     sendRetry,
     edit: (request) => running('edit', () => outbound.edit(request)),
     typing: (target) => running('typing', () => outbound.typing(target)),
+    downloadMedia: (media, request) => running('downloadMedia', () => downloader.download(media, request)),
     async stop() {
       if (stopped) return;
       stopped = true;

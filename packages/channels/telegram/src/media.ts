@@ -1,27 +1,73 @@
-// Inbound files: `getFile`, then `GET {apiRoot}/file/bot<token>/<file_path>` (grammY has no
-// helper for the download), written into the account's data directory. A file that can
-// never be fetched (too large, gone) becomes a placeholder the gateway shows as a label; a
-// failure that may pass (network, 5xx) throws, so the update is not acknowledged and
-// Telegram delivers it again.
-import { createWriteStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+// Inbound files (decision 0026): a message's files are described (`describeMedia`), not
+// downloaded; the gateway calls the account's `downloadMedia` for a message it admitted:
+// `getFile`, then `GET {apiRoot}/file/bot<token>/<file_path>` (grammY has no helper for the
+// download) streamed into the account's data directory, stopped as soon as it passes the
+// limit. A failure is the gateway's to report: the message was acknowledged long before.
+import { open, readdir, rm, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import type { InboundMedia } from '@switchboard/hooks';
+import {
+  assertDeclaredSize,
+  type DownloadedMedia,
+  type InboundMedia,
+  type MediaDownloadOptions,
+  MediaError,
+  writeBoundedStream,
+} from '@switchboard/hooks';
 import type { Api } from 'grammy';
 import { apiSignal, classifyTelegramError } from './api.ts';
 import { TelegramChannelError } from './errors.ts';
 import type { MediaReference } from './inbound.ts';
 
+/** What `InboundMedia.reference` holds for a Telegram file: enough to fetch it after a restart. */
+interface TelegramFileReference {
+  readonly fileId: string;
+  readonly fileUniqueId: string;
+  readonly chatId: string;
+  readonly messageId: number;
+}
+
+/** The description of one file of message `messageId` in chat `chatId`, for the gateway. */
+export function describeMedia(
+  chatId: number | string,
+  messageId: number,
+  reference: MediaReference,
+): InboundMedia {
+  return {
+    kind: reference.kind,
+    reference: {
+      fileId: reference.fileId,
+      fileUniqueId: reference.fileUniqueId,
+      chatId: String(chatId),
+      messageId,
+    },
+    ...(reference.mimeType === undefined ? {} : { mimeType: reference.mimeType }),
+    ...(reference.fileName === undefined ? {} : { fileName: reference.fileName }),
+    ...(reference.sizeBytes === undefined ? {} : { sizeBytes: reference.sizeBytes }),
+  };
+}
+
+function fileReferenceOf(media: InboundMedia): TelegramFileReference {
+  const reference = media.reference;
+  if (
+    typeof reference === 'object' &&
+    reference !== null &&
+    !Array.isArray(reference) &&
+    typeof (reference as Record<string, unknown>).fileId === 'string' &&
+    typeof (reference as Record<string, unknown>).fileUniqueId === 'string' &&
+    typeof (reference as Record<string, unknown>).chatId === 'string' &&
+    typeof (reference as Record<string, unknown>).messageId === 'number'
+  ) {
+    return reference as unknown as TelegramFileReference;
+  }
+  throw new MediaError(
+    'MEDIA_INVALID_REFERENCE',
+    `a Telegram ${media.kind} has no Telegram file reference (fileId, fileUniqueId, chatId, messageId): ${JSON.stringify(reference)}`,
+  );
+}
+
 export interface MediaDownloader {
-  /** Downloads a message's files; resolves with what to hand the gateway. */
-  download(
-    chatId: number | string,
-    messageId: number,
-    references: readonly MediaReference[],
-  ): Promise<InboundMedia[]>;
+  /** Downloads one described file into the media directory (ChannelAccount.downloadMedia). */
+  download(media: InboundMedia, options: MediaDownloadOptions): Promise<DownloadedMedia>;
   /** Deletes downloaded files older than `maxAgeMs`. */
   prune(maxAgeMs: number, now: number): Promise<number>;
 }
@@ -32,8 +78,10 @@ export interface MediaDownloaderOptions {
   readonly token: string;
   /** Where files go: `<dataDirectory>/media`. */
   readonly directory: string;
+  /** The account's own limit (`mediaMaxMb`); the smaller of it and the gateway's applies. */
   readonly maxBytes: number;
   readonly fetch: typeof fetch;
+  /** Aborted when the account stops. */
   readonly signal: AbortSignal;
 }
 
@@ -72,17 +120,6 @@ function safeName(value: string): string {
   return value.replace(/[^A-Za-z0-9_-]/g, '_');
 }
 
-/** A file the gateway cannot read but can name: `tg-file:<file_id>` (a plugin may `getFile` it). */
-function placeholderMedia(reference: MediaReference): InboundMedia {
-  return {
-    kind: reference.kind,
-    url: `tg-file:${reference.fileId}`,
-    ...(reference.mimeType === undefined ? {} : { mimeType: reference.mimeType }),
-    ...(reference.fileName === undefined ? {} : { fileName: reference.fileName }),
-    ...(reference.sizeBytes === undefined ? {} : { sizeBytes: reference.sizeBytes }),
-  };
-}
-
 async function readHead(path: string): Promise<Uint8Array> {
   const handle = await open(path, 'r');
   try {
@@ -95,116 +132,82 @@ async function readHead(path: string): Promise<Uint8Array> {
 }
 
 export function createMediaDownloader(options: MediaDownloaderOptions): MediaDownloader {
-  const { api, directory, maxBytes } = options;
-  let counter = 0;
-
-  async function downloadOne(
-    chatId: number | string,
-    messageId: number,
-    reference: MediaReference,
-  ): Promise<InboundMedia> {
-    if (reference.sizeBytes !== undefined && reference.sizeBytes > maxBytes)
-      return placeholderMedia(reference);
-    let file: Awaited<ReturnType<Api['getFile']>>;
-    try {
-      // One attempt: a failure leaves the update unacknowledged, so it comes again after a backoff.
-      file = await api.getFile(reference.fileId, apiSignal(options.signal));
-    } catch (error) {
-      const failure = classifyTelegramError(error);
-      // 400: an invalid file_id, or "file is too big" for the cloud Bot API (over 20 MB).
-      if (failure.kind === 'bad_request') return placeholderMedia(reference);
-      throw new TelegramChannelError(
-        'TELEGRAM_MEDIA_DOWNLOAD_FAILED',
-        `getFile for a ${reference.kind} in chat ${chatId} failed: ${failure.description}`,
-        {
-          cause: error,
-          retryable: true,
-          details: failure.status === undefined ? {} : { status: failure.status },
-        },
-      );
-    }
-    if (file.file_path === undefined || (file.file_size !== undefined && file.file_size > maxBytes)) {
-      return placeholderMedia(reference);
-    }
-    const url = `${options.apiRoot}/file/bot${options.token}/${file.file_path.split('/').map(encodeURIComponent).join('/')}`;
-    let response: Response;
-    try {
-      response = await options.fetch(url, { signal: options.signal });
-    } catch (error) {
-      throw new TelegramChannelError(
-        'TELEGRAM_MEDIA_DOWNLOAD_FAILED',
-        `downloading a ${reference.kind} of chat ${chatId} failed: ${error instanceof Error ? error.message : String(error)}`,
-        { cause: error, retryable: true },
-      );
-    }
-    if (!response.ok || response.body === null) {
-      await response.body?.cancel().catch(() => undefined);
-      if (response.status >= 400 && response.status < 500) return placeholderMedia(reference);
-      throw new TelegramChannelError(
-        'TELEGRAM_MEDIA_DOWNLOAD_FAILED',
-        `downloading a ${reference.kind} of chat ${chatId} failed with HTTP ${response.status}`,
-        { retryable: true, details: { status: response.status } },
-      );
-    }
-    const declared = Number(response.headers.get('content-length') ?? Number.NaN);
-    if (Number.isFinite(declared) && declared > maxBytes) {
-      await response.body.cancel().catch(() => undefined);
-      return placeholderMedia(reference);
-    }
-    const extension = safeName(
-      (
-        extname(file.file_path) ||
-        (reference.fileName === undefined ? '' : extname(reference.fileName)) ||
-        (reference.mimeType === undefined ? '' : (extensionsByMime[reference.mimeType] ?? ''))
-      )
-        .slice(1, 9)
-        .toLowerCase(),
-    );
-    await mkdir(directory, { recursive: true, mode: 0o700 });
-    const base = `${safeName(String(chatId))}_${messageId}_${safeName(reference.fileUniqueId)}`;
-    const path = join(directory, extension === '' ? base : `${base}.${extension}`);
-    counter += 1;
-    const temporary = `${path}.${process.pid}.${counter}.part`;
-    let size = 0;
-    let tooLarge = false;
-    const limited = Readable.fromWeb(response.body as WebReadableStream<Uint8Array>);
-    limited.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxBytes) {
-        tooLarge = true;
-        limited.destroy(new Error('too large'));
-      }
-    });
-    try {
-      await pipeline(limited, createWriteStream(temporary, { mode: 0o600 }));
-    } catch (error) {
-      await rm(temporary, { force: true });
-      if (tooLarge) return placeholderMedia(reference);
-      throw new TelegramChannelError(
-        'TELEGRAM_MEDIA_DOWNLOAD_FAILED',
-        `downloading a ${reference.kind} of chat ${chatId} failed: ${error instanceof Error ? error.message : String(error)}`,
-        { cause: error, retryable: true },
-      );
-    }
-    await rename(temporary, path);
-    let mimeType = reference.mimeType;
-    if (reference.kind === 'image' || reference.kind === 'sticker') {
-      mimeType = sniffImageType(await readHead(path)) ?? mimeType;
-    }
-    return {
-      kind: reference.kind,
-      path,
-      sizeBytes: size,
-      ...(mimeType === undefined ? {} : { mimeType }),
-      ...(reference.fileName === undefined ? {} : { fileName: reference.fileName }),
-    };
-  }
+  const { api, directory } = options;
 
   return {
-    async download(chatId, messageId, references) {
-      const media: InboundMedia[] = [];
-      for (const reference of references) media.push(await downloadOne(chatId, messageId, reference));
-      return media;
+    async download(media, request) {
+      const reference = fileReferenceOf(media);
+      const maxBytes = Math.min(request.maxBytes, options.maxBytes);
+      const signal = AbortSignal.any([request.signal, options.signal]);
+      const what = `Telegram ${media.kind}${media.fileName === undefined ? '' : ` ${media.fileName}`} of chat ${reference.chatId} message ${reference.messageId}`;
+      assertDeclaredSize(what, media.sizeBytes, maxBytes);
+      let file: Awaited<ReturnType<Api['getFile']>>;
+      try {
+        file = await api.getFile(reference.fileId, apiSignal(signal));
+      } catch (error) {
+        const failure = classifyTelegramError(error);
+        // 400: an invalid file_id, or "file is too big" for the cloud Bot API (over 20 MB).
+        if (failure.kind === 'bad_request' && /too big/i.test(failure.description))
+          throw new MediaError('MEDIA_TOO_LARGE', `${what}: Telegram says ${failure.description}`, {
+            details: { maxBytes },
+          });
+        throw new TelegramChannelError(
+          'TELEGRAM_MEDIA_DOWNLOAD_FAILED',
+          `getFile for ${what} failed: ${failure.description}`,
+          {
+            cause: error,
+            retryable: failure.kind !== 'bad_request',
+            details: failure.status === undefined ? {} : { status: failure.status },
+          },
+        );
+      }
+      if (file.file_path === undefined)
+        throw new TelegramChannelError(
+          'TELEGRAM_MEDIA_DOWNLOAD_FAILED',
+          `getFile for ${what} gave no file_path`,
+        );
+      assertDeclaredSize(what, file.file_size, maxBytes);
+      const url = `${options.apiRoot}/file/bot${options.token}/${file.file_path.split('/').map(encodeURIComponent).join('/')}`;
+      let response: Response;
+      try {
+        response = await options.fetch(url, { signal });
+      } catch (error) {
+        throw new TelegramChannelError(
+          'TELEGRAM_MEDIA_DOWNLOAD_FAILED',
+          `downloading ${what} failed: ${error instanceof Error ? error.message : String(error)}`,
+          { cause: error, retryable: true },
+        );
+      }
+      if (!response.ok || response.body === null) {
+        await response.body?.cancel().catch(() => undefined);
+        throw new TelegramChannelError(
+          'TELEGRAM_MEDIA_DOWNLOAD_FAILED',
+          `downloading ${what} failed with HTTP ${response.status}`,
+          { retryable: response.status >= 500, details: { status: response.status } },
+        );
+      }
+      try {
+        assertDeclaredSize(what, Number(response.headers.get('content-length') ?? Number.NaN), maxBytes);
+      } catch (error) {
+        await response.body.cancel().catch(() => undefined);
+        throw error;
+      }
+      const extension = safeName(
+        (
+          extname(file.file_path) ||
+          (media.fileName === undefined ? '' : extname(media.fileName)) ||
+          (media.mimeType === undefined ? '' : (extensionsByMime[media.mimeType] ?? ''))
+        )
+          .slice(1, 9)
+          .toLowerCase(),
+      );
+      const base = `${safeName(reference.chatId)}_${reference.messageId}_${safeName(reference.fileUniqueId)}`;
+      const path = join(directory, extension === '' ? base : `${base}.${extension}`);
+      const sizeBytes = await writeBoundedStream(response.body, path, { maxBytes, what, signal });
+      let mimeType = media.mimeType;
+      if (media.kind === 'image' || media.kind === 'sticker')
+        mimeType = sniffImageType(await readHead(path)) ?? mimeType;
+      return { path, sizeBytes, ...(mimeType === undefined ? {} : { mimeType }) };
     },
     async prune(maxAgeMs, now) {
       let removed = 0;

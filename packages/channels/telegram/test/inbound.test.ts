@@ -1,6 +1,7 @@
 // Inbound through grammY long polling against FakeTelegram: what reaches the gateway, and
 // when Telegram is told an update arrived.
-import { readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { GroupInboundMessage, InboundMessage, ReceiveOutcome } from '@switchboard/hooks';
 import { createFakeTelegram, type FakeTelegram } from '@switchboard/testkit/telegram';
 import { Bot } from 'grammy';
@@ -253,9 +254,9 @@ describe('inbound through long polling', () => {
     });
   });
 
-  it('downloads photos, documents and voice notes into the data directory', async () => {
+  it('describes photos, documents and voice notes without downloading them', async () => {
     const test = await startTestAccount(fake);
-    fake.pushPhoto({ chat: 901, bytes: png, caption: 'look', mimeType: 'image/jpeg' });
+    const photoUpdate = fake.pushPhoto({ chat: 901, bytes: png, caption: 'look', mimeType: 'image/jpeg' });
     fake.pushDocument({
       chat: 901,
       bytes: Buffer.from('%PDF-1.4 minutes'),
@@ -266,45 +267,117 @@ describe('inbound through long polling', () => {
     await eventually(() => test.received.length === 3, 'three media messages');
     const [photo, document, voice] = test.received as InboundMessage[];
     expect(photo?.text).toBe('look');
-    const image = photo?.media?.[0];
-    // The largest size, and the real type from the bytes (Telegram says JPEG; these are PNG).
-    expect(image).toMatchObject({ kind: 'image', mimeType: 'image/png', sizeBytes: png.length });
-    expect(image?.path?.startsWith(`${test.dataDirectory}/media/`)).toBe(true);
-    expect((await readFile(image!.path!)).equals(png)).toBe(true);
-    expect(((await stat(image!.path!)).mode & 0o777).toString(8)).toBe('600');
+    // The largest size, described: its file id in a JSON reference, nothing fetched yet.
+    const largest = photoUpdate.message!.photo!.at(-1)!;
+    expect(photo?.media).toEqual([
+      {
+        kind: 'image',
+        mimeType: 'image/jpeg',
+        sizeBytes: png.length,
+        reference: {
+          fileId: largest.file_id,
+          fileUniqueId: largest.file_unique_id,
+          chatId: '901',
+          messageId: photoUpdate.message!.message_id,
+        },
+      },
+    ]);
+    expect(JSON.parse(JSON.stringify(photo?.media))).toEqual(photo?.media);
     expect(document?.media?.[0]).toMatchObject({
       kind: 'document',
       fileName: 'minutes.pdf',
       mimeType: 'application/pdf',
+      sizeBytes: 16,
     });
-    expect(await readFile(document!.media![0]!.path!, 'utf8')).toBe('%PDF-1.4 minutes');
     expect(voice?.media?.[0]).toMatchObject({ kind: 'voice', mimeType: 'audio/ogg' });
+    expect(fake.requestsFor('getFile')).toEqual([]);
+    expect(fake.requestsFor('downloadFile')).toEqual([]);
+    expect(await readdir(test.dataDirectory)).toEqual([]);
   });
 
-  it('hands over a file it will not download (over mediaMaxMb) as a placeholder the gateway can name', async () => {
+  it('downloadMedia streams a described file into the data directory, once per call', async () => {
+    const test = await startTestAccount(fake);
+    fake.pushPhoto({ chat: 904, bytes: png, mimeType: 'image/jpeg' });
+    fake.pushDocument({
+      chat: 904,
+      bytes: Buffer.from('%PDF-1.4 minutes'),
+      fileName: 'minutes.pdf',
+      mimeType: 'application/pdf',
+    });
+    await eventually(() => test.received.length === 2, 'two media messages');
+    const signal = new AbortController().signal;
+    // Through JSON, as a journaled message comes back after a restart.
+    const image = JSON.parse(JSON.stringify(test.received[0]!.media![0]));
+    const downloaded = await test.account.downloadMedia!(image, { maxBytes: 1024 * 1024, signal });
+    // The real type from the bytes (Telegram says JPEG; these are PNG).
+    expect(downloaded).toMatchObject({ mimeType: 'image/png', sizeBytes: png.length });
+    expect(downloaded.path.startsWith(`${test.dataDirectory}/media/`)).toBe(true);
+    expect((await readFile(downloaded.path)).equals(png)).toBe(true);
+    expect(((await stat(downloaded.path)).mode & 0o777).toString(8)).toBe('600');
+    expect(fake.requestsFor('downloadFile')).toHaveLength(1);
+    const pdf = await test.account.downloadMedia!(test.received[1]!.media![0]!, { maxBytes: 1024, signal });
+    expect(await readFile(pdf.path, 'utf8')).toBe('%PDF-1.4 minutes');
+    expect(pdf.path.endsWith('.pdf')).toBe(true);
+    expect(fake.requestsFor('downloadFile')).toHaveLength(2);
+    expect(await readdir(join(test.dataDirectory, 'media'))).toHaveLength(2);
+  });
+
+  it('refuses a file whose declared size is over the limit before fetching a byte', async () => {
     const test = await startTestAccount(fake, { config: { mediaMaxMb: 0.001 } });
     const big = Buffer.alloc(4096, 7);
-    const update = fake.pushDocument({ chat: 902, bytes: big, fileName: 'big.bin' });
+    fake.pushDocument({ chat: 902, bytes: big, fileName: 'big.bin' });
     await eventually(() => test.received.length === 1, 'the message');
-    expect(test.received[0]?.media).toEqual([
-      {
-        kind: 'document',
-        url: `tg-file:${update.message!.document!.file_id}`,
-        fileName: 'big.bin',
-        sizeBytes: 4096,
-      },
-    ]);
+    const media = test.received[0]!.media![0]!;
+    expect(media).toMatchObject({ kind: 'document', fileName: 'big.bin', sizeBytes: 4096 });
+    // The account's mediaMaxMb (about 1 KB) is smaller than what the gateway allows.
+    await expect(
+      test.account.downloadMedia!(media, { maxBytes: 1024 * 1024, signal: new AbortController().signal }),
+    ).rejects.toMatchObject({
+      code: 'MEDIA_TOO_LARGE',
+      message: expect.stringMatching(
+        /big\.bin of chat 902 .* is 4 KB \(4096 bytes\); the limit is 1 KB \(1048 bytes\)/,
+      ),
+    });
+    expect(fake.requestsFor('getFile')).toEqual([]);
     expect(fake.requestsFor('downloadFile')).toEqual([]);
   });
 
-  it('does not acknowledge a message whose file download failed for a reason that may pass', async () => {
+  it('stops a download of an undeclared size as soon as it passes the limit', async () => {
     const test = await startTestAccount(fake);
-    fake.injectFault({ type: 'server', status: 502 }, { method: 'downloadFile', times: 2 });
+    const size = 32 * 1024 * 1024;
+    fake.pushDocument({ chat: 905, bytes: Buffer.alloc(size, 1), fileName: 'huge.bin', declareSize: false });
+    await eventually(() => test.received.length === 1, 'the message');
+    const media = test.received[0]!.media![0]!;
+    expect(media.sizeBytes).toBeUndefined();
+    await expect(
+      test.account.downloadMedia!(media, { maxBytes: 256 * 1024, signal: new AbortController().signal }),
+    ).rejects.toMatchObject({ code: 'MEDIA_TOO_LARGE', details: { maxBytes: 256 * 1024 } });
+    const [download] = fake.requestsFor('downloadFile');
+    // The server stops when the client hangs up: far less than the file crossed the socket.
+    expect(download?.bytesSent).toBeGreaterThan(256 * 1024);
+    expect(download?.bytesSent).toBeLessThan(size / 2);
+    expect(await readdir(join(test.dataDirectory, 'media'))).toEqual([]);
+  });
+
+  it('reports a failed download to the caller with the HTTP status; the message was handed over before', async () => {
+    const test = await startTestAccount(fake);
     const update = fake.pushPhoto({ chat: 903, bytes: png });
-    await eventually(() => test.received.length === 1, 'the photo after the download recovered');
-    expect(fake.requestsFor('downloadFile').map((request) => request.status)).toEqual([502, 502, 200]);
-    expect(test.received[0]?.media?.[0]?.path).toBeDefined();
-    await eventually(() => fake.confirmedOffset === update.update_id + 1, 'confirmed after the success');
+    await eventually(() => test.received.length === 1, 'the photo');
+    await eventually(() => fake.confirmedOffset === update.update_id + 1, 'confirmed without a download');
+    fake.injectFault({ type: 'server', status: 502 }, { method: 'downloadFile', times: 1 });
+    const media = test.received[0]!.media![0]!;
+    const signal = new AbortController().signal;
+    await expect(test.account.downloadMedia!(media, { maxBytes: 1024 * 1024, signal })).rejects.toMatchObject(
+      {
+        code: 'TELEGRAM_MEDIA_DOWNLOAD_FAILED',
+        retryable: true,
+        details: { status: 502 },
+      },
+    );
+    // One attempt per call: a retry is the caller's decision.
+    expect(fake.requestsFor('downloadFile').map((request) => request.status)).toEqual([502]);
+    const downloaded = await test.account.downloadMedia!(media, { maxBytes: 1024 * 1024, signal });
+    expect((await readFile(downloaded.path)).equals(png)).toBe(true);
   });
 
   it('skips service messages and its own messages but confirms them', async () => {

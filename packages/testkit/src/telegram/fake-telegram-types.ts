@@ -41,6 +41,12 @@ export interface RecordedTelegramRequest {
   readonly status: number;
   /** The error description, when the answer was an error. */
   readonly description?: string;
+  /**
+   * `downloadFile` only: the bytes of the file the server handed to the socket so far. The body
+   * is written in 64 KiB chunks with backpressure and stops when the client goes away, so a
+   * client that aborts a download early leaves this below the file's size.
+   */
+  readonly bytesSent?: number;
 }
 
 /** Media attached to a message the bot sent. */
@@ -150,6 +156,11 @@ export interface StoredTelegramFile {
   readonly bytes: Uint8Array;
   readonly mimeType?: string;
   readonly fileName?: string;
+  /**
+   * False: Telegram does not say the size (`file_size` is optional in the Bot API): updates and
+   * `getFile` leave it out and the download has no Content-Length. Default true.
+   */
+  readonly declareSize?: boolean;
 }
 
 /** A message a user writes, pushed with `pushMessage`. */
@@ -176,4 +187,6 @@ export interface PushFileOptions extends Omit<PushMessageOptions, 'text' | 'enti
   readonly bytes: Uint8Array;
   readonly mimeType?: string;
   readonly fileName?: string;
+  /** False: the update, `getFile` and the download do not state the file's size. Default true. */
+  readonly declareSize?: boolean;
 }

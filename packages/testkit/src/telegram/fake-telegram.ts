@@ -276,7 +276,7 @@ export class FakeTelegram implements AsyncDisposable {
   /** Stores a file the bot can fetch with `getFile` and download. */
   addFile(
     bytes: Uint8Array,
-    details: { mimeType?: string; fileName?: string; folder?: string } = {},
+    details: { mimeType?: string; fileName?: string; folder?: string; declareSize?: boolean } = {},
   ): StoredTelegramFile {
     return this.#world.addFile(bytes, details);
   }
@@ -308,6 +308,7 @@ export class FakeTelegram implements AsyncDisposable {
     const full = this.addFile(options.bytes, {
       folder: 'photos',
       mimeType: options.mimeType ?? 'image/jpeg',
+      ...(options.declareSize === false ? { declareSize: false } : {}),
     });
     const thumbnail = this.addFile(options.bytes.subarray(0, Math.min(options.bytes.length, 16)), {
       folder: 'photos',
@@ -326,7 +327,7 @@ export class FakeTelegram implements AsyncDisposable {
         file_unique_id: full.fileUniqueId,
         width: 800,
         height: 600,
-        file_size: full.bytes.length,
+        ...(options.declareSize === false ? {} : { file_size: full.bytes.length }),
       },
     ];
     return this.pushMessage({ ...options, extra: { ...options.extra, photo: sizes } });
@@ -338,11 +339,12 @@ export class FakeTelegram implements AsyncDisposable {
       folder: 'documents',
       ...(options.mimeType === undefined ? {} : { mimeType: options.mimeType }),
       ...(options.fileName === undefined ? {} : { fileName: options.fileName }),
+      ...(options.declareSize === false ? { declareSize: false } : {}),
     });
     const document: TelegramFileObject = {
       file_id: file.fileId,
       file_unique_id: file.fileUniqueId,
-      file_size: file.bytes.length,
+      ...(options.declareSize === false ? {} : { file_size: file.bytes.length }),
       ...(options.fileName === undefined ? {} : { file_name: options.fileName }),
       ...(options.mimeType === undefined ? {} : { mime_type: options.mimeType }),
     };

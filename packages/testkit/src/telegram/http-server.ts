@@ -19,6 +19,7 @@ export interface MutableRequest {
   receivedAt: number;
   status: number;
   description?: string;
+  bytesSent?: number;
 }
 
 /** What the server needs from the rest of the fake. */
@@ -197,14 +198,34 @@ export class TelegramHttpServer {
       return;
     }
     record.status = 200;
+    record.bytesSent = 0;
     response.writeHead(200, {
       'content-type': file.mimeType ?? 'application/octet-stream',
-      'content-length': file.bytes.length,
+      ...(file.declareSize === false ? {} : { 'content-length': file.bytes.length }),
     });
-    response.end(file.bytes);
-    this.#options.notify();
+    // In chunks with backpressure, counting what the socket took, so a test can see a client
+    // stop a download early (bytesSent below the size).
+    const bytes = file.bytes;
+    const pump = (): void => {
+      while ((record.bytesSent ?? 0) < bytes.length && !response.destroyed) {
+        const start = record.bytesSent ?? 0;
+        const chunk = bytes.subarray(start, start + downloadChunkBytes);
+        record.bytesSent = start + chunk.length;
+        if (!response.write(chunk)) {
+          response.once('drain', pump);
+          return;
+        }
+      }
+      if (!response.destroyed) response.end();
+      this.#options.notify();
+    };
+    response.once('close', () => this.#options.notify());
+    pump();
   }
 }
+
+/** The chunk size of a file download. */
+const downloadChunkBytes = 64 * 1024;
 
 function send(response: ServerResponse, status: number, body: unknown): void {
   if (response.headersSent || response.destroyed) return;

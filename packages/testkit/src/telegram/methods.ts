@@ -225,7 +225,7 @@ export class TelegramMethods {
     return {
       file_id: file.fileId,
       file_unique_id: file.fileUniqueId,
-      file_size: file.bytes.length,
+      ...(file.declareSize === false ? {} : { file_size: file.bytes.length }),
       file_path: file.filePath,
     };
   }

@@ -132,7 +132,7 @@ export class TelegramWorld {
   /** Stores a file the bot can fetch with `getFile` and download. */
   addFile(
     bytes: Uint8Array,
-    details: { mimeType?: string; fileName?: string; folder?: string } = {},
+    details: { mimeType?: string; fileName?: string; folder?: string; declareSize?: boolean } = {},
   ): StoredTelegramFile {
     this.#fileCounter += 1;
     const extension = extensionFor(details.fileName, details.mimeType);
@@ -144,6 +144,7 @@ export class TelegramWorld {
       bytes,
       ...(details.mimeType === undefined ? {} : { mimeType: details.mimeType }),
       ...(details.fileName === undefined ? {} : { fileName: details.fileName }),
+      ...(details.declareSize === false ? { declareSize: false } : {}),
     };
     this.#files.set(fileId, file);
     this.#filesByPath.set(file.filePath, file);
