@@ -8,7 +8,7 @@ import { definePlugin, withLogFields } from '@switchboard/hooks';
 import type { McpConfig, McpManager, McpServerStatus, McpToolStatus } from '@switchboard/mcp';
 import { resolveDefaultAgentId } from '@switchboard/routing';
 import { z } from 'zod';
-import { GatewayError } from '../protocol/errors.ts';
+import { GatewayError } from '../gateway-error.ts';
 import { gatewayVersion } from '../version.ts';
 import type { GatewayExtension } from './extension.ts';
 import type { ExcludedToolReason } from './tool-registry.ts';

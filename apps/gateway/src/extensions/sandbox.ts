@@ -18,7 +18,7 @@ import {
 } from '@switchboard/sandbox';
 import { z } from 'zod';
 import type { GatewayConfig } from '../config/schema.ts';
-import { GatewayError } from '../protocol/errors.ts';
+import { GatewayError } from '../gateway-error.ts';
 import { createHostExecTool } from '../tools/exec.ts';
 import { createExecApprovals, type ExecApprovalDecision } from '../tools/exec-approvals.ts';
 import type { GatewayExtension } from './extension.ts';

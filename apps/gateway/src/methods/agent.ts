@@ -1,8 +1,11 @@
 import { thinkingLevels } from '@switchboard/core-loop';
 import { z } from 'zod';
-import { GatewayError } from '../protocol/errors.ts';
+import { GatewayError } from '../gateway-error.ts';
 import { defineMethod, type GatewayMethod } from '../protocol/server.ts';
+import type { RunOutcome } from '../runtime/run/outcome.ts';
+import { storedOutcome } from '../runtime/run/stored-outcome.ts';
 import type { MethodServices } from './context.ts';
+import { runFinalOf } from './run-final.ts';
 
 const thinking = z.enum(thinkingLevels);
 
@@ -30,12 +33,18 @@ export function imagesFrom(attachments: ReadonlyArray<z.infer<typeof attachment>
     .map((item) => ({ type: 'image' as const, mediaType: item.mimeType ?? 'image/png', data: item.content }));
 }
 
+/** The wire payload of a run's final, or the RUN_FAILED error it ended with. */
+function finalPayload(outcome: RunOutcome): Record<string, unknown> | undefined {
+  const final = runFinalOf(outcome);
+  if (!final.ok) throw runFailed(outcome.runId, final.error);
+  return final.payload;
+}
+
 function runFailed(
   runId: string,
   error: { message: string; details?: Readonly<Record<string, unknown>> } | undefined,
 ): GatewayError {
   return new GatewayError('RUN_FAILED', error?.message ?? 'the run failed', {
-    errorClass: 'UNAVAILABLE',
     details: { ...(error?.details ?? {}), runId },
   });
 }
@@ -75,10 +84,7 @@ export function agentMethods(services: MethodServices): GatewayMethod[] {
           images: imagesFrom(params.attachments),
           channel: 'webchat',
         });
-        if (admission.status === 'finished') {
-          if (!admission.final.ok) throw runFailed(admission.runId, admission.final.error);
-          return admission.final.payload;
-        }
+        if (admission.status === 'finished') return finalPayload(admission.outcome);
         if (admission.status === 'directive') {
           return {
             runId: admission.runId,
@@ -105,10 +111,9 @@ export function agentMethods(services: MethodServices): GatewayMethod[] {
           acceptedAt: services.now(),
         });
         const record = await services.runs.wait(admission.runId, 2 ** 31 - 1);
-        const final = record?.final;
-        if (final === undefined) throw new GatewayError('INTERNAL', 'the run ended without a result');
-        if (!final.ok) throw runFailed(admission.runId, final.error);
-        return final.payload;
+        if (record?.outcome === undefined)
+          throw new GatewayError('INTERNAL', 'the run ended without a result');
+        return finalPayload(record.outcome);
       },
     }),
     defineMethod({
@@ -123,14 +128,15 @@ export function agentMethods(services: MethodServices): GatewayMethod[] {
         if (record === undefined) {
           const stored = await services.store.getState('run-results', params.runId);
           if (stored === undefined) return { runId: params.runId, status: 'timeout' };
-          const final = stored.value as { ok: boolean; error?: { message: string } };
-          return final.ok
+          const outcome = storedOutcome(stored.value, params.runId);
+          const final = outcome === undefined ? undefined : runFinalOf(outcome);
+          return final?.ok === true
             ? { runId: params.runId, status: 'ok', endedAt: stored.updatedAt }
             : {
                 runId: params.runId,
                 status: 'error',
                 endedAt: stored.updatedAt,
-                error: final.error?.message,
+                error: final?.error?.message ?? 'the run left an unreadable result',
               };
         }
         if (record.status === 'ok')

@@ -3,7 +3,7 @@
 import { SchedulerError } from '@switchboard/scheduler';
 import { z } from 'zod';
 import { type CronService, cronServiceOf } from '../extensions/scheduler/service.ts';
-import { GatewayError } from '../protocol/errors.ts';
+import { GatewayError } from '../gateway-error.ts';
 import { defineMethod, type GatewayMethod } from '../protocol/server.ts';
 import type { MethodServices } from './context.ts';
 

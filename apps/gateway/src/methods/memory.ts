@@ -3,7 +3,7 @@
 import { MemoryError } from '@switchboard/memory';
 import { z } from 'zod';
 import { type MemoryService, memoryServiceOf } from '../extensions/memory.ts';
-import { GatewayError } from '../protocol/errors.ts';
+import { GatewayError } from '../gateway-error.ts';
 import { defineMethod, type GatewayMethod } from '../protocol/server.ts';
 import type { MethodServices } from './context.ts';
 

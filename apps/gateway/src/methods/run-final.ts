@@ -1,7 +1,14 @@
-// The wire payload of a run (the final `res` of `agent`, replayed for a retried
-// idempotencyKey and stored across restarts), built from the runtime's domain outcome.
+// The wire payload of a run (the final `res` of `agent`, also what a retried idempotencyKey
+// replays), built from the runtime's domain outcome. The runtime never sees this shape.
+import type { ProtocolErrorShape } from '../protocol/errors.ts';
 import type { RunOutcome } from '../runtime/run/outcome.ts';
-import type { RunFinal } from '../runtime/runs.ts';
+
+/** The final `res` of a run, as sent to (and replayed for) the client that started it. */
+export interface RunFinal {
+  readonly ok: boolean;
+  readonly payload?: Record<string, unknown>;
+  readonly error?: ProtocolErrorShape;
+}
 
 function okPayload(outcome: Extract<RunOutcome, { status: 'ok' }>): Record<string, unknown> {
   const details = outcome.details;
@@ -12,7 +19,7 @@ function okPayload(outcome: Extract<RunOutcome, { status: 'ok' }>): Record<strin
     result: {
       payloads: outcome.replies.map((text) => ({ text })),
       meta: {
-        durationMs: Date.now() - outcome.startedAt,
+        durationMs: outcome.durationMs,
         ...(details === undefined
           ? {}
           : {
@@ -52,7 +59,10 @@ export function runFinalOf(outcome: RunOutcome): RunFinal {
         },
       };
     case 'aborted':
-      return { ok: true, payload: { runId: outcome.runId, status: 'aborted', summary: 'aborted' } };
+      return {
+        ok: true,
+        payload: { runId: outcome.runId, status: 'aborted', summary: outcome.reason ?? 'aborted' },
+      };
     case 'interrupted':
       return {
         ok: false,
@@ -80,9 +90,4 @@ export function runFinalOf(outcome: RunOutcome): RunFinal {
         },
       };
   }
-}
-
-/** The same final, for a protocol run that a turn answered under another run id. */
-export function carriedFinal(final: RunFinal, runId: string): RunFinal {
-  return { ...final, payload: { ...final.payload, runId } };
 }

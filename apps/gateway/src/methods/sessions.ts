@@ -1,6 +1,6 @@
 import type { SessionEntry } from '@switchboard/sessions';
 import { z } from 'zod';
-import { GatewayError } from '../protocol/errors.ts';
+import { GatewayError } from '../gateway-error.ts';
 import { defineMethod, type GatewayMethod } from '../protocol/server.ts';
 import type { MethodServices } from './context.ts';
 

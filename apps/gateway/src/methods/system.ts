@@ -2,7 +2,7 @@ import { getHeapStatistics } from 'node:v8';
 import { resolveQueueSettings } from '@switchboard/sessions';
 import { z } from 'zod';
 import { cronServiceOf } from '../extensions/scheduler/service.ts';
-import { GatewayError } from '../protocol/errors.ts';
+import { GatewayError } from '../gateway-error.ts';
 import { defineMethod, type GatewayMethod } from '../protocol/server.ts';
 import {
   checkModelCredentials,

@@ -1,5 +1,5 @@
 import { createHash, createPublicKey, verify } from 'node:crypto';
-import { GatewayError } from './errors.ts';
+import { GatewayError } from '../gateway-error.ts';
 import type { ConnectParams } from './frames.ts';
 
 /** How far a device's signing clock may be from ours. */

@@ -3,9 +3,9 @@ import { connect } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { connectClient, ProtocolClient } from '../../test/protocol-client.ts';
+import { GatewayError } from '../gateway-error.ts';
 import { createAuthRateLimiter } from './auth-rate-limit.ts';
 import { buildDeviceProofPayload } from './device-auth.ts';
-import { GatewayError } from './errors.ts';
 import { maxPreAuthFrameBytes } from './frames.ts';
 import { createProtocolServer, defineMethod, type GatewayMethod, type ProtocolServer } from './server.ts';
 

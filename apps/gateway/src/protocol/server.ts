@@ -4,9 +4,10 @@ import type { AddressInfo, Socket } from 'node:net';
 import { SwitchboardError } from '@switchboard/hooks';
 import { type RawData, WebSocket, WebSocketServer } from 'ws';
 import type { z } from 'zod';
+import { GatewayError } from '../gateway-error.ts';
 import { type AuthRateLimiter, createAuthRateLimiter, isLoopbackAddress } from './auth-rate-limit.ts';
 import { verifyDeviceProof } from './device-auth.ts';
-import { GatewayError, type ProtocolErrorShape, toProtocolError } from './errors.ts';
+import { type ProtocolErrorShape, toProtocolError } from './errors.ts';
 import {
   type ConnectParams,
   closeCodes,

@@ -15,7 +15,9 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '@switchboard/hooks';
 import type { NotificationListener, PostgresSessionStore } from '@switchboard/store-postgres';
 import type { EventFilter } from '../protocol/server.ts';
-import type { RunFinal, RunRegistry } from '../runtime/runs.ts';
+import { type RunOutcome, recordStatusOf } from '../runtime/run/outcome.ts';
+import { storedOutcome } from '../runtime/run/stored-outcome.ts';
+import type { RunRegistry } from '../runtime/runs.ts';
 
 const eventsChannel = 'switchboard_run_events';
 const controlChannel = 'switchboard_run_control';
@@ -33,7 +35,7 @@ type ControlMessage =
       readonly agentId: string;
       readonly status: 'ok' | 'error' | 'aborted';
       /** Absent when too large for a NOTIFY: the receiver reads the stored run result. */
-      readonly final?: RunFinal;
+      readonly outcome?: RunOutcome;
     }
   | {
       readonly type: 'abort';
@@ -159,25 +161,23 @@ export function createRunRelay(options: RunRelayOptions): RunRelay {
     if (flushTimer === undefined && !closed) flushTimer = setTimeout(flush, flushMs);
   }
 
-  function finishHere(message: Extract<ControlMessage, { type: 'run_end' }>, final: RunFinal): void {
+  function finishHere(message: Extract<ControlMessage, { type: 'run_end' }>, outcome: RunOutcome): void {
     const runs = registry;
     if (runs === undefined) return;
     remote.delete(message.runId);
     const existing = runs.get(message.runId);
-    if (existing?.final !== undefined) return;
+    if (existing?.outcome !== undefined) return;
     if (existing === undefined) runs.accept(message.runId, message.sessionKey, message.agentId);
-    runs.finish(message.runId, message.status, final);
+    runs.finish(message.runId, outcome);
   }
 
-  /** A run_end whose final did not fit: the stored result (protocol runs), or a stub saying so. */
+  /** A run_end whose outcome did not fit: the stored result (protocol runs), or a stand-in saying so. */
   async function finishByReference(message: Extract<ControlMessage, { type: 'run_end' }>): Promise<void> {
     const stored = await store.getState('run-results', message.runId);
     finishHere(
       message,
-      (stored?.value as RunFinal | undefined) ?? {
-        ok: message.status === 'ok',
-        payload: { runId: message.runId, status: message.status, truncated: true },
-      },
+      (stored === undefined ? undefined : storedOutcome(stored.value, message.runId)) ??
+        standInOutcome(message),
     );
   }
 
@@ -191,7 +191,7 @@ export function createRunRelay(options: RunRelayOptions): RunRelay {
     const message = JSON.parse(payload) as ControlMessage;
     if (message.from === self) return;
     if (message.type === 'run_end') {
-      if (message.final !== undefined) finishHere(message, message.final);
+      if (message.outcome !== undefined) finishHere(message, message.outcome);
       else
         void finishByReference(message).catch((error: unknown) =>
           logger.warn('replicas: reading the result of a run on another replica failed', {
@@ -225,11 +225,12 @@ export function createRunRelay(options: RunRelayOptions): RunRelay {
     for (const [runId, sessionKey] of [...remote]) {
       const stored = await store.getState('run-results', runId);
       if (stored === undefined) continue;
-      const final = stored.value as RunFinal;
+      const outcome = storedOutcome(stored.value, runId);
+      if (outcome === undefined) continue;
       const agentId = registry?.get(runId)?.agentId ?? 'main';
       finishHere(
-        { type: 'run_end', from: '', runId, sessionKey, agentId, status: final.ok ? 'ok' : 'error' },
-        final,
+        { type: 'run_end', from: '', runId, sessionKey, agentId, status: recordStatusOf(outcome) },
+        outcome,
       );
     }
   }
@@ -256,9 +257,9 @@ export function createRunRelay(options: RunRelayOptions): RunRelay {
           remote.delete(runId);
           return local.accept(runId, sessionKey, agentId);
         },
-        finish(runId, status, final, details) {
+        finish(runId, outcome, details) {
           const record = local.get(runId);
-          local.finish(runId, status, final, details);
+          local.finish(runId, outcome, details);
           if (record === undefined || remote.has(runId)) return;
           const message: ControlMessage = {
             type: 'run_end',
@@ -266,13 +267,13 @@ export function createRunRelay(options: RunRelayOptions): RunRelay {
             runId,
             sessionKey: record.sessionKey,
             agentId: record.agentId,
-            status,
-            final,
+            status: recordStatusOf(outcome),
+            outcome,
           };
           let encoded = JSON.stringify(message);
           // Too large for one NOTIFY: the others read the stored result instead.
           if (Buffer.byteLength(encoded) > payloadBudgetBytes)
-            encoded = JSON.stringify({ ...message, final: undefined });
+            encoded = JSON.stringify({ ...message, outcome: undefined });
           void send(controlChannel, encoded);
         },
         activeForSession(sessionKey) {
@@ -283,7 +284,7 @@ export function createRunRelay(options: RunRelayOptions): RunRelay {
 
     handedOver(runId) {
       const record = registry?.get(runId);
-      if (record !== undefined && record.final === undefined) remote.set(runId, record.sessionKey);
+      if (record !== undefined && record.outcome === undefined) remote.set(runId, record.sessionKey);
     },
 
     async abortRemote(sessionKey, runId) {
@@ -356,4 +357,20 @@ export function createRunRelay(options: RunRelayOptions): RunRelay {
       await listener?.close();
     },
   };
+}
+
+/** What a replica records for a run that ended elsewhere when neither the NOTIFY nor the store holds its outcome. */
+function standInOutcome(message: { runId: string; status: 'ok' | 'error' | 'aborted' }): RunOutcome {
+  switch (message.status) {
+    case 'ok':
+      return { status: 'ok', runId: message.runId, replies: [], durationMs: 0 };
+    case 'aborted':
+      return { status: 'aborted', runId: message.runId };
+    case 'error':
+      return {
+        status: 'error',
+        runId: message.runId,
+        message: 'the run failed on another replica (its result was too large to relay)',
+      };
+  }
 }

@@ -20,9 +20,9 @@ import type { GatewayConfig } from '../config/schema.ts';
 import { builtinExtensions } from '../extensions/builtin-extensions.ts';
 import type { GatewayExtension } from '../extensions/extension.ts';
 import { setUpExtensions } from '../extensions/host.ts';
+import { GatewayError } from '../gateway-error.ts';
 import type { MethodServices } from '../methods/context.ts';
 import { createGatewayMethods } from '../methods/gateway-methods.ts';
-import { GatewayError } from '../protocol/errors.ts';
 import { createProtocolServer, isLoopbackHost, type ProtocolServer } from '../protocol/server.ts';
 import {
   ensureStateDirectory,

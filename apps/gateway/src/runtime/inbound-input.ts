@@ -12,7 +12,7 @@ import {
 } from '@switchboard/routing';
 import type { InboundRecord, QueueMode } from '@switchboard/sessions';
 import type { GatewayConfig } from '../config/schema.ts';
-import type { RunFinal } from './runs.ts';
+import type { RunOutcome } from './run/outcome.ts';
 import type { TurnInput } from './turn-input.ts';
 
 /** What a channel message is journaled with, so a restart can replay it. */
@@ -56,7 +56,7 @@ export type RpcAdmission =
       readonly sessionKey: string;
       readonly agentId: string;
     }
-  | { readonly status: 'finished'; readonly runId: string; readonly final: RunFinal }
+  | { readonly status: 'finished'; readonly runId: string; readonly outcome: RunOutcome }
   /** A directive (`/status`, `/new` …) answered at once. */
   | {
       readonly status: 'directive';

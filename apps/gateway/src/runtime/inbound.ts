@@ -3,7 +3,7 @@ import { createRouteResolver, type RoutingConfig, resolveThreadSessionKeys } fro
 import type { InboundRecord, SessionDispatcher, SessionStore } from '@switchboard/sessions';
 import { decideAccess } from '../access/access-policy.ts';
 import type { PairingStore } from '../access/pairing.ts';
-import { GatewayError } from '../protocol/errors.ts';
+import { GatewayError } from '../gateway-error.ts';
 import type { ManagedAccount } from './channels.ts';
 import { crashPoint } from './crash-points.ts';
 import type { Directives } from './directives.ts';
@@ -21,7 +21,9 @@ import type { InboundJournal } from './journal.ts';
 import type { LiveConfig } from './live-config.ts';
 import { type NotAnsweredLog, recordNotAnswered } from './not-answered.ts';
 import type { SendOutbound } from './outbound.ts';
-import type { RunFinal, RunRegistry } from './runs.ts';
+import type { RunOutcome } from './run/outcome.ts';
+import { storedOutcome } from './run/stored-outcome.ts';
+import type { RunRegistry } from './runs.ts';
 import { refKey, rpcAccountId, rpcChannel, type TurnInput } from './turn-input.ts';
 
 export interface InboundDependencies {
@@ -208,11 +210,11 @@ export function createInbound(dependencies: InboundDependencies): Inbound {
     });
   }
 
-  async function cachedFinal(runId: string): Promise<RunFinal | undefined> {
+  async function knownOutcome(runId: string): Promise<RunOutcome | undefined> {
     const record = runs.get(runId);
-    if (record?.final !== undefined) return record.final;
+    if (record?.outcome !== undefined) return record.outcome;
     const stored = await store.getState('run-results', runId);
-    return stored?.value as RunFinal | undefined;
+    return stored === undefined ? undefined : storedOutcome(stored.value, runId);
   }
 
   return {
@@ -282,7 +284,7 @@ export function createInbound(dependencies: InboundDependencies): Inbound {
     async submitRpc(submission) {
       const runId = submission.idempotencyKey;
       const existing = runs.get(runId);
-      if (existing?.final !== undefined) return { status: 'finished', runId, final: existing.final };
+      if (existing?.outcome !== undefined) return { status: 'finished', runId, outcome: existing.outcome };
       if (existing !== undefined)
         return { status: 'in_flight', runId, sessionKey: existing.sessionKey, agentId: existing.agentId };
       // A key finished before a restart is found through the journal below (a duplicate).
@@ -321,8 +323,8 @@ export function createInbound(dependencies: InboundDependencies): Inbound {
         payload: { kind: 'rpc', input } satisfies RpcJournalPayload,
       });
       if (journaled.duplicate) {
-        const stored = await cachedFinal(runId);
-        if (stored !== undefined) return { status: 'finished', runId, final: stored };
+        const known = await knownOutcome(runId);
+        if (known !== undefined) return { status: 'finished', runId, outcome: known };
         if (journaled.record.state === 'failed') {
           throw new GatewayError(
             'CONFLICT',

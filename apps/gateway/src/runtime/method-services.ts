@@ -29,11 +29,11 @@ export function createCompactSession(inbound: Inbound, runs: RunRegistry): Metho
       agentId,
       channel: 'webchat',
     });
-    if (admission.status === 'finished') return admission.final.payload ?? {};
     if (admission.status === 'directive') return { result: admission.reply };
-    const record = await runs.wait(admission.runId, 15 * 60_000);
-    return (
-      (record?.final?.payload?.compaction as Record<string, unknown> | undefined) ?? { compacted: false }
-    );
+    const outcome =
+      admission.status === 'finished'
+        ? admission.outcome
+        : (await runs.wait(admission.runId, 15 * 60_000))?.outcome;
+    return outcome?.status === 'compacted' ? outcome.compaction : { compacted: false };
   };
 }

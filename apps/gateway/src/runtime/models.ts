@@ -1,7 +1,7 @@
 import { anthropicModel, defaultModel, type Model } from '@switchboard/core-loop';
 import type { GatewayConfig, ProviderConfig } from '../config/schema.ts';
 import type { ModelSettings } from '../extensions/model-providers.ts';
-import { GatewayError } from '../protocol/errors.ts';
+import { GatewayError } from '../gateway-error.ts';
 import { implicitModelProviders } from './implicit-providers.ts';
 
 /** The model used when neither the agent nor `agents.defaults.model` names one. */

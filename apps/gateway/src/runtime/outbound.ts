@@ -12,7 +12,7 @@ import {
   sendWithRetry,
 } from '@switchboard/hooks';
 import type { SessionStore } from '@switchboard/sessions';
-import { GatewayError } from '../protocol/errors.ts';
+import { GatewayError } from '../gateway-error.ts';
 import { crashPoint } from './crash-points.ts';
 
 export type OutboundResult =

@@ -101,11 +101,8 @@ export function createQueueOutcomes(
       }
       void journal.failed([input.ref], `dropped from the queue (${event.reason})`);
       const run = input.runId === undefined ? undefined : runs.get(input.runId);
-      if (run !== undefined && run.final === undefined) {
-        runs.finish(run.runId, 'aborted', {
-          ok: true,
-          payload: { runId: run.runId, status: 'aborted', summary: `dropped (${event.reason})` },
-        });
+      if (run !== undefined && run.outcome === undefined) {
+        runs.finish(run.runId, { status: 'aborted', runId: run.runId, reason: `dropped (${event.reason})` });
       }
     }
   };

@@ -22,7 +22,6 @@ import type { GatewayConfig } from '../config/schema.ts';
 import { loadFenceParser } from '../delivery/index.ts';
 import type { PromptSectionRegistry } from '../extensions/prompt-sections.ts';
 import type { ToolRegistry } from '../extensions/tool-registry.ts';
-import { runFinalOf } from '../protocol/run-final.ts';
 import type { ChannelManager } from './channels.ts';
 import { crashPoint } from './crash-points.ts';
 import type { InboundJournal } from './journal.ts';
@@ -43,6 +42,7 @@ import {
   visibleText,
   zeroUsage,
 } from './run/messages.ts';
+import type { RunOutcome } from './run/outcome.ts';
 import { createRecovery } from './run/recovery.ts';
 import { createReplyBridge, createToolSender, feedReply, replyTarget } from './run/reply-bridge.ts';
 import { createSessionPreparation } from './run/session-preparation.ts';
@@ -50,7 +50,7 @@ import { createTurnAgent } from './run/turn-agent.ts';
 import { createTurnContextBuilder } from './run/turn-context.ts';
 import { appendTurn, type TurnRecord } from './run/turn-persistence.ts';
 import { type Broadcast, createRunEvents } from './run-events.ts';
-import type { RunFinal, RunRegistry } from './runs.ts';
+import type { RunRegistry } from './runs.ts';
 import { refKey, type TurnInput } from './turn-input.ts';
 
 export interface RunnerServices {
@@ -109,9 +109,9 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
   const sessions = createSessionPreparation(services);
   const turnContext = createTurnContextBuilder(services);
 
-  async function persistFinal(runId: string, final: RunFinal): Promise<void> {
+  async function persistOutcome(runId: string, outcome: RunOutcome): Promise<void> {
     await store
-      .putState('run-results', runId, final, { expiresAt: now() + 24 * 60 * 60_000 })
+      .putState('run-results', runId, outcome, { expiresAt: now() + 24 * 60 * 60_000 })
       .catch(() => undefined);
   }
 
@@ -124,19 +124,22 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
       const runId = last.runId ?? batch.runId;
       if (services.runs.get(runId) === undefined) services.runs.accept(runId, batch.sessionKey, last.agentId);
       services.runs.start(runId);
-      const final = runFinalOf(
-        await runCompaction({ ...services, modelReference, markReplied }, batch, last, runId, signal),
+      const outcome = await runCompaction(
+        { ...services, modelReference, markReplied },
+        batch,
+        last,
+        runId,
+        signal,
       );
-      await persistFinal(runId, final);
-      services.runs.finish(runId, 'ok', final, { stopReason: 'stop' });
+      await persistOutcome(runId, outcome);
+      services.runs.finish(runId, outcome, { stopReason: 'stop' });
       return;
     }
     const sessionKey = batch.sessionKey;
     const agentId = last.agentId;
     const runId = inputs.length === 1 && last.runId !== undefined ? last.runId : batch.runId;
     let prompt = batch.prompt;
-    if (services.runs.get(runId)?.final === undefined && services.runs.get(runId) === undefined)
-      services.runs.accept(runId, sessionKey, agentId);
+    if (services.runs.get(runId) === undefined) services.runs.accept(runId, sessionKey, agentId);
     services.runs.start(runId);
     const startedAt = now();
     const events = createRunEvents({ broadcast: services.broadcast, runId, sessionKey, agentId, now });
@@ -149,10 +152,10 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
       const settled = await recovery.settleAnswered(inputs, sessionKey, agentId);
       if (settled.unanswered.length === 0) {
         const texts = settled.markers.flatMap((marker) => marker.replies);
-        const final = runFinalOf({ status: 'ok', runId, replies: texts, startedAt });
-        if (last.origin === 'rpc') await persistFinal(runId, final);
+        const outcome: RunOutcome = { status: 'ok', runId, replies: texts, durationMs: now() - startedAt };
+        if (last.origin === 'rpc') await persistOutcome(runId, outcome);
         events.end({ status: 'ok', message: undefined, text: texts.join('\n\n') });
-        services.runs.finish(runId, 'ok', final, { stopReason: 'stop' });
+        services.runs.finish(runId, outcome, { stopReason: 'stop' });
         return;
       }
       if (settled.unanswered.length < inputs.length) {
@@ -380,7 +383,7 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
     }
 
     await completeRun(
-      { ...services, finishInbound, persistFinal },
+      { ...services, finishInbound, persistOutcome },
       {
         scope,
         last,

@@ -1,13 +1,6 @@
-import type { ProtocolErrorShape } from '../protocol/errors.ts';
+import { type RunOutcome, recordStatusOf } from './run/outcome.ts';
 
 export type RunStatus = 'queued' | 'running' | 'ok' | 'error' | 'aborted';
-
-/** The final `res` of a run, as sent to (and replayed for) the client that started it. */
-export interface RunFinal {
-  readonly ok: boolean;
-  readonly payload?: Record<string, unknown>;
-  readonly error?: ProtocolErrorShape;
-}
 
 export interface RunRecord {
   readonly runId: string;
@@ -19,18 +12,15 @@ export interface RunRecord {
   endedAt: number | undefined;
   stopReason: string | undefined;
   error: string | undefined;
-  final: RunFinal | undefined;
+  /** What the run did, once it has ended (the wire's final is built from it by `methods/`). */
+  outcome: RunOutcome | undefined;
 }
 
 export interface RunRegistry {
   accept(runId: string, sessionKey: string, agentId: string): RunRecord;
   start(runId: string): void;
-  finish(
-    runId: string,
-    status: 'ok' | 'error' | 'aborted',
-    final: RunFinal,
-    details?: { stopReason?: string; error?: string },
-  ): void;
+  /** Ends a run with its outcome (its status follows from the outcome) and wakes its waiters. */
+  finish(runId: string, outcome: RunOutcome, details?: { stopReason?: string; error?: string }): void;
   get(runId: string): RunRecord | undefined;
   /** Resolves with the run once it has ended, or undefined when `timeoutMs` passes first. */
   wait(runId: string, timeoutMs: number): Promise<RunRecord | undefined>;
@@ -74,7 +64,7 @@ export function createRunRegistry(options: RunRegistryOptions = {}): RunRegistry
         endedAt: undefined,
         stopReason: undefined,
         error: undefined,
-        final: undefined,
+        outcome: undefined,
       };
       finished.delete(runId);
       active.set(runId, record);
@@ -86,13 +76,13 @@ export function createRunRegistry(options: RunRegistryOptions = {}): RunRegistry
       record.status = 'running';
       record.startedAt = now();
     },
-    finish(runId, status, final, details = {}) {
+    finish(runId, outcome, details = {}) {
       const record = active.get(runId);
       if (record === undefined) return;
       active.delete(runId);
-      record.status = status;
+      record.status = recordStatusOf(outcome);
       record.endedAt = now();
-      record.final = final;
+      record.outcome = outcome;
       record.stopReason = details.stopReason;
       record.error = details.error;
       finished.set(runId, record);

@@ -10,7 +10,8 @@ import type { GatewayConfig } from '../config/schema.ts';
 import type { ExtensionRuntime } from '../extensions/extension.ts';
 import { crashPoint } from '../runtime/crash-points.ts';
 import { agentConfigOf, resolveModelReference } from '../runtime/model-selection.ts';
-import type { RunFinal } from '../runtime/runs.ts';
+import type { RunOutcome } from '../runtime/run/outcome.ts';
+import { storedOutcome } from '../runtime/run/stored-outcome.ts';
 import { announcementText, announceSkipToken } from './announcement.ts';
 import { createSubagentRunStore, type SubagentRunRecord, subagentDepth } from './run-record.ts';
 
@@ -110,57 +111,57 @@ export function createSubagentManager(options: SubagentManagerOptions): Subagent
   }
 
   /**
-   * The child's final: persisted (it may have ended before a restart) or awaited. A run cut
+   * The child's outcome: persisted (it may have ended before a restart) or awaited. A run cut
    * short by a shutdown has not ended: it resumes from the journal at the next start.
    */
-  async function finalOf(runId: string): Promise<RunFinal | undefined> {
+  async function finalOf(runId: string): Promise<RunOutcome | undefined> {
     while (!stopped && runtime !== undefined) {
       const stored = await store.getState('run-results', runId);
-      if (stored !== undefined) return stored.value as RunFinal;
+      const persisted = stored === undefined ? undefined : storedOutcome(stored.value, runId);
+      if (persisted !== undefined) return persisted;
       const ended = await Promise.race([runtime.runs.wait(runId, 30_000), stopping]);
       if (stopped) return undefined;
-      const final = ended?.final;
-      if (final !== undefined && !interrupted(final)) return final;
-      // An interrupted final stays in the registry until the run resumes: do not spin on it.
-      if (final !== undefined)
+      const outcome = ended?.outcome;
+      if (outcome !== undefined && outcome.status !== 'interrupted') return outcome;
+      // An interrupted run stays in the registry until it resumes: do not spin on it.
+      if (outcome !== undefined)
         await Promise.race([new Promise((resolve) => setTimeout(resolve, 1000).unref()), stopping]);
     }
     return undefined;
   }
 
-  function outcomeOf(final: RunFinal): {
+  function outcomeOf(outcome: RunOutcome): {
     outcome: SubagentOutcome;
     resultText: string;
     errorText?: string;
     stats?: SubagentRunRecord['stats'];
   } {
-    const payload = (final.payload ?? {}) as {
-      status?: string;
-      result?: {
-        payloads?: Array<{ text?: string }>;
-        meta?: { durationMs?: number; agentMeta?: { usage?: Record<string, number> } };
-      };
-    };
-    const resultText = (payload.result?.payloads ?? []).map((entry) => entry.text ?? '').join('\n\n');
-    const meta = payload.result?.meta;
-    const usage = meta?.agentMeta?.usage;
-    const stats =
-      meta?.durationMs === undefined
-        ? undefined
-        : {
-            durationMs: meta.durationMs,
+    switch (outcome.status) {
+      case 'ok': {
+        const usage = outcome.details?.usage;
+        return {
+          outcome: 'ok',
+          resultText: outcome.replies.join('\n\n'),
+          stats: {
+            durationMs: outcome.durationMs,
             inputTokens: usage?.input ?? 0,
             outputTokens: usage?.output ?? 0,
-            cost: usage?.cost ?? 0,
-          };
-    if (final.ok && payload.status === 'aborted') return { outcome: 'killed', resultText };
-    if (final.ok) return { outcome: 'ok', resultText, ...(stats === undefined ? {} : { stats }) };
-    const details = (final.error?.details ?? {}) as { errorCode?: string };
-    return {
-      outcome: details.errorCode === 'RUN_TIMEOUT' ? 'timeout' : 'error',
-      resultText,
-      errorText: final.error?.message ?? 'the run failed',
-    };
+            cost: usage?.cost.total ?? 0,
+          },
+        };
+      }
+      case 'compacted':
+        return { outcome: 'ok', resultText: outcome.text };
+      case 'aborted':
+      case 'interrupted':
+        return { outcome: 'killed', resultText: '' };
+      case 'error':
+        return {
+          outcome: outcome.errorCode === 'RUN_TIMEOUT' ? 'timeout' : 'error',
+          resultText: '',
+          errorText: outcome.message ?? 'the run failed',
+        };
+    }
   }
 
   function settle(runId: string): Promise<void> {
@@ -453,11 +454,6 @@ export function createSubagentManager(options: SubagentManagerOptions): Subagent
       return records.get(runId);
     },
   };
-}
-
-/** A final written because the gateway shut down mid-run: the run resumes after the restart. */
-function interrupted(final: RunFinal): boolean {
-  return (final.error?.details as { code?: string } | undefined)?.code === 'SHUTTING_DOWN';
 }
 
 /** The child's first message: its task, on the `subagent` lane, under the run id. */

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type { GatewayConfig } from '../config/schema.ts';
 import type { ExtensionRuntime } from '../extensions/extension.ts';
 import { resolveModelReference, resolveThinkingLevel } from '../runtime/model-selection.ts';
-import type { RunFinal } from '../runtime/runs.ts';
+import type { RunOutcome } from '../runtime/run/outcome.ts';
 import { historyLimits, readHistoryPage } from './session-history.ts';
 import {
   configuredAgents,
@@ -98,18 +98,20 @@ function iso(time: number | undefined): string | undefined {
   return time === undefined ? undefined : new Date(time).toISOString();
 }
 
-/** The reply text of a run's final, and how it ended. */
-function replyOf(final: RunFinal): { status: 'ok' | 'error'; reply?: string; error?: string } {
-  const payload = (final.payload ?? {}) as {
-    status?: string;
-    result?: { payloads?: Array<{ text?: string }> };
-  };
-  if (final.ok && payload.status !== 'aborted')
-    return {
-      status: 'ok',
-      reply: (payload.result?.payloads ?? []).map((entry) => entry.text ?? '').join('\n\n'),
-    };
-  return { status: 'error', error: final.error?.message ?? `the run ended: ${payload.status ?? 'failed'}` };
+/** The reply text of a run's outcome, and how it ended. */
+function replyOf(outcome: RunOutcome): { status: 'ok' | 'error'; reply?: string; error?: string } {
+  switch (outcome.status) {
+    case 'ok':
+      return { status: 'ok', reply: outcome.replies.join('\n\n') };
+    case 'compacted':
+      return { status: 'ok', reply: outcome.text };
+    case 'error':
+      return { status: 'error', error: outcome.message ?? 'the run ended: failed' };
+    case 'interrupted':
+      return { status: 'error', error: 'the gateway shut down during the run; it resumes after the restart' };
+    case 'aborted':
+      return { status: 'error', error: `the run ended: ${outcome.reason ?? 'aborted'}` };
+  }
 }
 
 /** The text the target session's agent reads: marked as internal, never a directive. */
@@ -256,17 +258,17 @@ export function sessionTools(
         });
         const runId = admission.runId;
         if (admission.status === 'directive') return answer({ runId, status: 'ok', reply: admission.reply });
-        if (admission.status === 'finished') return answer({ runId, ...replyOf(admission.final) });
+        if (admission.status === 'finished') return answer({ runId, ...replyOf(admission.outcome) });
         const timeoutSeconds = args.timeoutSeconds ?? 30;
         if (timeoutSeconds === 0) return answer({ runId, status: 'accepted', sessionKey: found.session.key });
         const ended = await runtime.runs.wait(runId, timeoutSeconds * 1000);
-        if (ended?.final === undefined)
+        if (ended?.outcome === undefined)
           return answer({
             runId,
             status: 'timeout',
             error: `no reply within ${timeoutSeconds} s; the turn goes on: read it later with sessions_history`,
           });
-        const result = replyOf(ended.final);
+        const result = replyOf(ended.outcome);
         return answer({ runId, ...result }, result.status === 'error');
       },
     }),

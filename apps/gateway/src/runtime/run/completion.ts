@@ -1,17 +1,16 @@
 // The end of a turn: deliver the reply (or the error in plain words), close the journal
-// records and store the finals in one group commit, end the run's events and registry
+// records and store the outcomes in one group commit, end the run's events and registry
 // entry, and fire agent_end (decision 0004).
 import type { AgentMessage } from '@switchboard/core-loop';
 import type { AssistantMessage, HookRunner, Logger, Usage } from '@switchboard/hooks';
 import type { ReplySummary } from '../../delivery/index.ts';
 import type { ReplyStream } from '../../delivery/reply-stream.ts';
-import { carriedFinal, runFinalOf } from '../../protocol/run-final.ts';
 import { crashPoint } from '../crash-points.ts';
 import type { RunEvents } from '../run-events.ts';
-import type { RunFinal, RunRegistry } from '../runs.ts';
+import type { RunRegistry } from '../runs.ts';
 import type { TurnInput } from '../turn-input.ts';
 import { isModelMessage } from './messages.ts';
-import type { RunOutcome } from './outcome.ts';
+import { carriedOutcome, type RunOutcome } from './outcome.ts';
 import type { TurnScope } from './turn-context.ts';
 
 export interface CompletionServices {
@@ -26,7 +25,8 @@ export interface CompletionServices {
     state: 'replied' | 'failed',
     error?: string,
   ) => Promise<void>;
-  readonly persistFinal: (runId: string, final: RunFinal) => Promise<void>;
+  /** Stores a protocol run's outcome for replays of its idempotencyKey. */
+  readonly persistOutcome: (runId: string, outcome: RunOutcome) => Promise<void>;
 }
 
 /** What the run itself produced. */
@@ -59,7 +59,7 @@ export interface CompletionRequest {
 }
 
 export async function completeRun(services: CompletionServices, request: CompletionRequest): Promise<void> {
-  const { hooks, logger, runs, now, isShuttingDown, finishInbound, persistFinal } = services;
+  const { hooks, logger, runs, now, isShuttingDown, finishInbound, persistOutcome } = services;
   const { scope, last, reply, stopTyping, events, startedAt } = request;
   const { sessionKey, runId } = scope;
   const allInputs = request.inputs;
@@ -86,7 +86,7 @@ export async function completeRun(services: CompletionServices, request: Complet
     // Cut short by a shutdown, not by a user: leave the journal records as they are so the
     // next start resumes them (decision 0004); the client retries with the same key.
     events.end({ status, message: finalMessage, text: '' });
-    runs.finish(runId, 'aborted', runFinalOf({ status: 'interrupted', runId }));
+    runs.finish(runId, { status: 'interrupted', runId });
     return;
   }
 
@@ -96,7 +96,7 @@ export async function completeRun(services: CompletionServices, request: Complet
           status: 'ok',
           runId,
           replies: texts,
-          startedAt,
+          durationMs: now() - startedAt,
           details: {
             sessionId: request.sessionId,
             provider: finalMessage?.provider,
@@ -114,7 +114,6 @@ export async function completeRun(services: CompletionServices, request: Complet
             ...(errorCode === undefined ? {} : { errorCode }),
             ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
           };
-  const final = runFinalOf(outcome);
   // Protocol runs summarized into this turn end with it: their clients wait on their own ids.
   const carried = allInputs.filter(
     (input) => input.origin === 'rpc' && input.runId !== undefined && input.runId !== runId,
@@ -124,10 +123,10 @@ export async function completeRun(services: CompletionServices, request: Complet
     status === 'ok'
       ? finishInbound(allInputs, 'replied')
       : finishInbound(allInputs, 'failed', status === 'aborted' ? 'aborted' : errorText),
-    last.origin === 'rpc' ? persistFinal(runId, final) : undefined,
-    ...carried.map((input) => persistFinal(input.runId!, carriedFinal(final, input.runId!))),
+    last.origin === 'rpc' ? persistOutcome(runId, outcome) : undefined,
+    ...carried.map((input) => persistOutcome(input.runId!, carriedOutcome(outcome, input.runId!))),
   ]);
-  for (const input of carried) runs.finish(input.runId!, status, carriedFinal(final, input.runId!));
+  for (const input of carried) runs.finish(input.runId!, carriedOutcome(outcome, input.runId!));
   events.end({
     status,
     message: finalMessage,
@@ -138,7 +137,7 @@ export async function completeRun(services: CompletionServices, request: Complet
     ...(errorClass === undefined ? {} : { errorClass }),
     ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
   });
-  runs.finish(runId, status, final, {
+  runs.finish(runId, outcome, {
     ...(finalMessage === undefined ? {} : { stopReason: finalMessage.stopReason }),
     ...(errorText === undefined ? {} : { error: errorText }),
   });

@@ -1,5 +1,6 @@
-// The domain outcome of a run: what happened, in the runtime's words. The protocol's wire
-// payload of a run (`RunFinal`) is built from it in protocol/run-final.ts.
+// The domain outcome of a run: what happened, in the runtime's words. The run registry holds
+// it, the gateway stores it (state `run-results`, for replays across restarts), features read
+// it; only `methods/run-final.ts` turns it into the protocol's wire payload.
 import type { Usage } from '@switchboard/hooks';
 
 /** What a completed turn reports about its model and usage. */
@@ -16,7 +17,8 @@ export type RunOutcome =
       readonly status: 'ok';
       readonly runId: string;
       readonly replies: readonly string[];
-      readonly startedAt: number;
+      /** From the turn's start to its end (what the wire's `meta.durationMs` reports). */
+      readonly durationMs: number;
       /** Absent when stored replies were re-delivered instead of a model call. */
       readonly details?: RunOutcomeDetails;
     }
@@ -27,8 +29,8 @@ export type RunOutcome =
       readonly text: string;
       readonly compaction: Readonly<Record<string, unknown>>;
     }
-  /** Stopped by a user (`/stop`, `chat.abort`). */
-  | { readonly status: 'aborted'; readonly runId: string }
+  /** Stopped by a user (`/stop`, `chat.abort`), or dropped from a full queue (`reason` says so). */
+  | { readonly status: 'aborted'; readonly runId: string; readonly reason?: string }
   /** Cut short by a shutdown: its journal records stay open and it runs again after the restart. */
   | { readonly status: 'interrupted'; readonly runId: string }
   | {
@@ -41,3 +43,29 @@ export type RunOutcome =
       readonly errorCode?: string;
       readonly retryAfterMs?: number;
     };
+
+/** The status a run record shows for an outcome: an interrupted run counts as aborted here. */
+export function recordStatusOf(outcome: RunOutcome): 'ok' | 'error' | 'aborted' {
+  switch (outcome.status) {
+    case 'ok':
+    case 'compacted':
+      return 'ok';
+    case 'aborted':
+    case 'interrupted':
+      return 'aborted';
+    case 'error':
+      return 'error';
+  }
+}
+
+/** The same outcome for a protocol run that a turn answered under another run id. */
+export function carriedOutcome(outcome: RunOutcome, runId: string): RunOutcome {
+  return { ...outcome, runId };
+}
+
+/** The visible reply text of an answered run (replies joined by a blank line), else undefined. */
+export function replyTextOf(outcome: RunOutcome): string | undefined {
+  if (outcome.status === 'ok') return outcome.replies.join('\n\n');
+  if (outcome.status === 'compacted') return outcome.text;
+  return undefined;
+}
