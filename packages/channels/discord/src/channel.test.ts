@@ -1,6 +1,6 @@
 // The Discord channel end to end: the real discord.js against FakeDiscord (REST + gateway
 // WebSocket on 127.0.0.1), with a recording start context in place of the gateway.
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GroupInboundMessage } from '@switchboard/hooks';
 import { createFakeDiscord, type FakeDiscord, type FakeDiscordGuild } from '@switchboard/testkit/discord';
@@ -124,9 +124,9 @@ describe('inbound', () => {
     });
   });
 
-  it('downloads attachments into the account data directory and hands them over as media', async () => {
+  it('describes attachments without downloading them; downloadMedia fetches one into the data directory', async () => {
     started = await startAccount(fake);
-    fake.sendDirect(alice, 'what is this?', {
+    const sent = fake.sendDirect(alice, 'what is this?', {
       attachments: [
         { bytes: pixel, fileName: 'pixel.png', contentType: 'image/png' },
         {
@@ -144,26 +144,70 @@ describe('inbound', () => {
       mimeType: 'image/png',
       fileName: 'pixel.png',
       sizeBytes: pixel.length,
+      reference: { messageId: sent.id, channelId: sent.channel_id },
     });
+    expect(image?.path).toBeUndefined();
     expect(document).toMatchObject({ kind: 'document', mimeType: 'application/pdf' });
-    expect(image?.path?.startsWith(join(started.dataDirectory, 'media'))).toBe(true);
-    expect(readFileSync(image!.path!)).toEqual(pixel);
+    expect(fake.attachmentDownloads).toEqual([]);
+    expect(existsSync(join(started.dataDirectory, 'media'))).toBe(false);
+
+    const signal = new AbortController().signal;
+    // Through JSON, as a journaled message comes back after a restart.
+    const downloaded = await started.account.downloadMedia!(JSON.parse(JSON.stringify(image)), {
+      maxBytes: 1024 * 1024,
+      signal,
+    });
+    expect(downloaded.sizeBytes).toBe(pixel.length);
+    expect(downloaded.path.startsWith(join(started.dataDirectory, 'media'))).toBe(true);
+    expect(readFileSync(downloaded.path)).toEqual(pixel);
+    expect(statSync(downloaded.path).mode & 0o777).toBe(0o600);
+    expect(fake.attachmentDownloads.map((download) => download.status)).toEqual([200]);
     // The file name from Discord never escapes the media folder.
-    expect(document?.path?.startsWith(join(started.dataDirectory, 'media'))).toBe(true);
-    expect(statSync(image!.path!).mode & 0o777).toBe(0o600);
+    const pdf = await started.account.downloadMedia!(document!, { maxBytes: 1024 * 1024, signal });
+    expect(pdf.path.startsWith(join(started.dataDirectory, 'media'))).toBe(true);
+    expect(readFileSync(pdf.path, 'utf8')).toBe('%PDF-1.4 fake');
   });
 
-  it('passes an attachment over mediaMaxMb by URL only', async () => {
+  it('refuses an attachment over the limit before fetching a byte, naming size and limit', async () => {
     started = await startAccount(fake, { config: { mediaMaxMb: 0.000_01 } });
     fake.sendDirect(alice, '', {
       attachments: [{ bytes: pixel, fileName: 'pixel.png', contentType: 'image/png' }],
     });
     const [message] = await started.waitForReceived(1);
-    expect(message?.media?.[0]?.path).toBeUndefined();
-    expect(message?.media?.[0]?.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/attachments\//);
-    expect(started.logs.some((line) => line.level === 'warn' && /over mediaMaxMb/.test(line.message))).toBe(
-      true,
-    );
+    const media = message!.media![0]!;
+    await expect(
+      started.account.downloadMedia!(media, { maxBytes: 1024 * 1024, signal: new AbortController().signal }),
+    ).rejects.toMatchObject({
+      code: 'MEDIA_TOO_LARGE',
+      message: expect.stringContaining(`pixel.png of message ${message!.messageId} is ${pixel.length} bytes`),
+      details: { sizeBytes: pixel.length, maxBytes: 10 },
+    });
+    expect(fake.attachmentDownloads).toEqual([]);
+  });
+
+  it('fetches a fresh URL through discord.js when the stored link has expired', async () => {
+    started = await startAccount(fake);
+    fake.sendDirect(alice, 'old link', {
+      attachments: [{ bytes: pixel, fileName: 'pixel.png', contentType: 'image/png' }],
+    });
+    const [message] = await started.waitForReceived(1);
+    const media = message!.media![0]!;
+    const reference = media.reference as { url: string };
+    const expired = {
+      ...media,
+      reference: { ...reference, url: `${new URL(reference.url).origin}/attachments/0/0/expired.png` },
+    };
+    const downloaded = await started.account.downloadMedia!(expired, {
+      maxBytes: 1024 * 1024,
+      signal: new AbortController().signal,
+    });
+    expect(readFileSync(downloaded.path)).toEqual(pixel);
+    expect(fake.attachmentDownloads.map((download) => download.status)).toEqual([404, 200]);
+    expect(
+      fake.requests.some(
+        (request) => request.method === 'GET' && request.path.endsWith(`/messages/${message!.messageId}`),
+      ),
+    ).toBe(true);
   });
 
   it('ignores its own messages and system messages, and keeps per-channel order', async () => {

@@ -39,7 +39,7 @@ import {
 } from './config.ts';
 import { DiscordChannelError } from './errors.ts';
 import { toInboundMessage } from './inbound.ts';
-import { type PreparedFile, prepareOutboundMedia, pruneMedia } from './media.ts';
+import { downloadAttachment, type PreparedFile, prepareOutboundMedia, pruneMedia } from './media.ts';
 import { discordTextLimit, splitDiscordText } from './split.ts';
 
 export interface DiscordChannelOptions {
@@ -463,15 +463,10 @@ export function createDiscordChannel(
           return;
         }
       }
-      const inbound = await toInboundMessage(message, {
+      const inbound = toInboundMessage(message, {
         channelId: 'discord',
         accountId: context.accountId,
         botUserId,
-        mediaDirectory,
-        mediaMaxBytes,
-        fetch: download,
-        signal,
-        logger,
       });
       if (inbound === undefined) return;
       await receive(inbound);
@@ -669,6 +664,22 @@ export function createDiscordChannel(
         ensureRunning(what);
         const channel = await resolveChannel(target, what);
         await once(what, () => channel.messages.react(target.messageId, target.emoji));
+      },
+      async downloadMedia(media, request) {
+        ensureRunning('download a discord attachment');
+        return downloadAttachment(media, request, {
+          directory: mediaDirectory,
+          maxBytes: mediaMaxBytes,
+          fetch: download,
+          signal,
+          async refreshUrl(reference) {
+            const channel = await client.channels.fetch(reference.channelId);
+            if (channel === null || !channel.isTextBased()) return undefined;
+            // From Discord, not the cache: the cached message holds the same expired link.
+            const message = await channel.messages.fetch({ message: reference.messageId, force: true });
+            return message.attachments.get(reference.attachmentId)?.url;
+          },
+        });
       },
       async stop() {
         stopped = true;

@@ -2,15 +2,9 @@
 // (the thread is its own conversation, its parent channel the `parentPeer` routing falls back
 // to), the sender's roles and guild for role-based routing, mentions of the bot (its user, its
 // roles, or a reply to it) for mention gating, and attachments downloaded as media.
-import type {
-  GroupInboundMessage,
-  InboundMedia,
-  InboundMessage,
-  Logger,
-  ReplyReference,
-} from '@switchboard/hooks';
+import type { GroupInboundMessage, InboundMedia, InboundMessage, ReplyReference } from '@switchboard/hooks';
 import type { Message } from 'discord.js';
-import { downloadAttachments } from './media.ts';
+import { describeAttachments } from './media.ts';
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -55,11 +49,6 @@ export interface InboundContext {
   readonly channelId: string;
   readonly accountId: string;
   readonly botUserId: string;
-  readonly mediaDirectory: string;
-  readonly mediaMaxBytes: number;
-  readonly fetch: typeof fetch;
-  readonly signal: AbortSignal;
-  readonly logger: Logger;
 }
 
 /** The bot's own role ids in the message's guild (its managed role and any assigned ones). */
@@ -100,10 +89,7 @@ function replyReference(message: Message): ReplyReference | undefined {
  * to answer (no text and no attachment, as guild messages look without the Message Content
  * intent). Attachments are downloaded first, so the journaled message is complete.
  */
-export async function toInboundMessage(
-  message: Message,
-  context: InboundContext,
-): Promise<InboundMessage | undefined> {
+export function toInboundMessage(message: Message, context: InboundContext): InboundMessage | undefined {
   const roles = botRoleIds(message, context.botUserId);
   const guild = message.inGuild() ? message.guild : undefined;
   const text = renderDiscordText(
@@ -125,7 +111,8 @@ export async function toInboundMessage(
       },
     },
   );
-  const media: InboundMedia[] = await downloadAttachments(
+  // Described, not downloaded: the gateway fetches them for a message it admits (decision 0026).
+  const media: InboundMedia[] = describeAttachments(
     [...message.attachments.values()].map((attachment) => ({
       id: attachment.id,
       name: attachment.name,
@@ -133,15 +120,7 @@ export async function toInboundMessage(
       size: attachment.size,
       contentType: attachment.contentType,
     })),
-    {
-      directory: context.mediaDirectory,
-      messageId: message.id,
-      maxBytes: context.mediaMaxBytes,
-      fetch: context.fetch,
-      signal: context.signal,
-      logger: context.logger,
-      flags: message.flags.bitfield,
-    },
+    { channelId: message.channelId, messageId: message.id, flags: message.flags.bitfield },
   );
   if (text.trim() === '' && media.length === 0) return undefined;
   const replyTo = replyReference(message);

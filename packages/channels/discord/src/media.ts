@@ -1,9 +1,18 @@
-// Attachments: inbound files are downloaded into the account's private data directory and
-// handed to the gateway as paths; outbound media is read (bounded by mediaMaxMb) into
-// buffers for discord.js to upload as multipart `files[n]`.
-import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+// Attachments: inbound files are described, and downloaded into the account's private data
+// directory only when the gateway asks (`downloadMedia`, decision 0026); outbound media is
+// read (bounded by mediaMaxMb) into buffers for discord.js to upload as multipart `files[n]`.
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import type { InboundMedia, Logger, MediaKind, OutboundMedia } from '@switchboard/hooks';
+import {
+  assertDeclaredSize,
+  type DownloadedMedia,
+  type InboundMedia,
+  type MediaDownloadOptions,
+  MediaError,
+  type MediaKind,
+  type OutboundMedia,
+  writeBoundedStream,
+} from '@switchboard/hooks';
 import { DiscordChannelError } from './errors.ts';
 
 /** An attachment of an inbound Discord message, as discord.js exposes it. */
@@ -62,66 +71,122 @@ async function readBounded(response: Response, maxBytes: number, what: string): 
   return Buffer.concat(chunks);
 }
 
-export interface DownloadOptions {
-  readonly directory: string;
+/** What `InboundMedia.reference` holds for a Discord attachment: enough to fetch it after a restart. */
+interface DiscordAttachmentReference {
+  readonly attachmentId: string;
+  /** The signed CDN URL as the message carried it (it expires; see `refreshUrl`). */
+  readonly url: string;
+  readonly channelId: string;
   readonly messageId: string;
-  readonly maxBytes: number;
-  readonly fetch: typeof fetch;
-  readonly signal: AbortSignal;
-  readonly logger: Logger;
-  readonly flags: number;
 }
 
 /**
- * Downloads a message's attachments into `directory`. An attachment over the size limit,
- * or one whose download fails, is still reported, with its URL and no path.
+ * Describes a message's attachments for the gateway (decision 0026): nothing is downloaded
+ * here; the gateway calls `downloadMedia` for a message it admitted.
  */
-export async function downloadAttachments(
+export function describeAttachments(
   attachments: readonly InboundAttachment[],
-  options: DownloadOptions,
-): Promise<InboundMedia[]> {
-  if (attachments.length === 0) return [];
-  await mkdir(options.directory, { recursive: true, mode: 0o700 });
-  const voice = (options.flags & voiceMessageFlag) !== 0;
-  return Promise.all(
-    attachments.map(async (attachment, index): Promise<InboundMedia> => {
-      const described: InboundMedia = {
-        kind: kindOf(attachment.contentType, voice),
-        ...(attachment.contentType === null ? {} : { mimeType: attachment.contentType }),
-        fileName: attachment.name,
-        sizeBytes: attachment.size,
+  message: { readonly channelId: string; readonly messageId: string; readonly flags: number },
+): InboundMedia[] {
+  const voice = (message.flags & voiceMessageFlag) !== 0;
+  return attachments.map(
+    (attachment): InboundMedia => ({
+      kind: kindOf(attachment.contentType, voice),
+      ...(attachment.contentType === null ? {} : { mimeType: attachment.contentType }),
+      fileName: attachment.name,
+      sizeBytes: attachment.size,
+      reference: {
+        attachmentId: attachment.id,
         url: attachment.url,
-      };
-      if (attachment.size > options.maxBytes) {
-        options.logger.warn('an inbound attachment is over mediaMaxMb; passing its URL only', {
-          messageId: options.messageId,
-          attachment: attachment.name,
-          sizeBytes: attachment.size,
-        });
-        return described;
-      }
-      try {
-        const response = await options.fetch(attachment.url, {
-          signal: AbortSignal.any([options.signal, AbortSignal.timeout(60_000)]),
-        });
-        if (!response.ok) throw new Error(`HTTP ${response.status}`);
-        const bytes = await readBounded(response, options.maxBytes, `attachment ${attachment.name}`);
-        const path = join(
-          options.directory,
-          `${options.messageId}-${index}-${safeFileName(attachment.name)}`,
-        );
-        await writeFile(path, bytes, { mode: 0o600 });
-        return { ...described, path, sizeBytes: bytes.byteLength };
-      } catch (error) {
-        options.logger.warn('could not download an inbound attachment; passing its URL only', {
-          messageId: options.messageId,
-          attachment: attachment.name,
-          error: error instanceof Error ? error.message : String(error),
-        });
-        return described;
-      }
+        channelId: message.channelId,
+        messageId: message.messageId,
+      },
     }),
   );
+}
+
+function attachmentReferenceOf(media: InboundMedia): DiscordAttachmentReference {
+  const reference = media.reference as Record<string, unknown> | null | undefined;
+  if (
+    typeof reference === 'object' &&
+    reference !== null &&
+    !Array.isArray(reference) &&
+    ['attachmentId', 'url', 'channelId', 'messageId'].every((key) => typeof reference[key] === 'string')
+  ) {
+    return reference as unknown as DiscordAttachmentReference;
+  }
+  throw new MediaError(
+    'MEDIA_INVALID_REFERENCE',
+    `a Discord ${media.kind} has no attachment reference (attachmentId, url, channelId, messageId): ${JSON.stringify(media.reference)}`,
+  );
+}
+
+export interface AttachmentDownloadOptions {
+  /** `<dataDirectory>/media`. */
+  readonly directory: string;
+  /** The account's own limit (`mediaMaxMb`); the smaller of it and the gateway's applies. */
+  readonly maxBytes: number;
+  readonly fetch: typeof fetch;
+  /** Aborted when the account stops. */
+  readonly signal: AbortSignal;
+  /**
+   * A fresh URL for the attachment (the message fetched again through discord.js), for a
+   * signed CDN link that expired since the message arrived; undefined when it is gone.
+   */
+  readonly refreshUrl: (reference: DiscordAttachmentReference) => Promise<string | undefined>;
+}
+
+/**
+ * Downloads one described attachment (ChannelAccount.downloadMedia) into the media directory,
+ * streaming it and stopping as soon as it passes the limit. A 403 or 404 from the CDN (an
+ * expired link) is retried once with a refreshed URL.
+ */
+export async function downloadAttachment(
+  media: InboundMedia,
+  request: MediaDownloadOptions,
+  options: AttachmentDownloadOptions,
+): Promise<DownloadedMedia> {
+  const reference = attachmentReferenceOf(media);
+  const maxBytes = Math.min(request.maxBytes, options.maxBytes);
+  const signal = AbortSignal.any([request.signal, options.signal]);
+  const what = `Discord attachment ${media.fileName ?? reference.attachmentId} of message ${reference.messageId}`;
+  assertDeclaredSize(what, media.sizeBytes, maxBytes);
+  const get = async (url: string): Promise<Response> => {
+    try {
+      return await options.fetch(url, { signal: AbortSignal.any([signal, AbortSignal.timeout(60_000)]) });
+    } catch (error) {
+      throw new MediaError(
+        'MEDIA_DOWNLOAD_FAILED',
+        `downloading ${what} failed: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error, retryable: true },
+      );
+    }
+  };
+  let response = await get(reference.url);
+  if (response.status === 403 || response.status === 404) {
+    await response.body?.cancel().catch(() => undefined);
+    const fresh = await options.refreshUrl(reference).catch(() => undefined);
+    if (fresh !== undefined && fresh !== reference.url) response = await get(fresh);
+  }
+  if (!response.ok || response.body === null) {
+    await response.body?.cancel().catch(() => undefined);
+    throw new MediaError('MEDIA_DOWNLOAD_FAILED', `downloading ${what} failed with HTTP ${response.status}`, {
+      retryable: response.status >= 500,
+      details: { status: response.status },
+    });
+  }
+  try {
+    assertDeclaredSize(what, Number(response.headers.get('content-length') ?? Number.NaN), maxBytes);
+  } catch (error) {
+    await response.body.cancel().catch(() => undefined);
+    throw error;
+  }
+  const path = join(
+    options.directory,
+    `${reference.messageId}-${reference.attachmentId}-${safeFileName(media.fileName ?? 'file')}`,
+  );
+  const sizeBytes = await writeBoundedStream(response.body, path, { maxBytes, what, signal });
+  return { path, sizeBytes };
 }
 
 /** Deletes downloaded media older than `maxAgeMs`; returns how many files went. */

@@ -59,6 +59,18 @@ export interface RecordedDiscordRequest {
   readonly at: number;
 }
 
+/** A GET of a hosted attachment (`/attachments/…`, Discord's CDN). */
+export interface FakeDiscordDownload {
+  readonly path: string;
+  readonly status: number;
+  /**
+   * The bytes handed to the socket so far: the body goes out in 64 KiB chunks with
+   * backpressure and stops when the client hangs up, so an early abort leaves this below the size.
+   */
+  readonly bytesSent: number;
+  readonly at: number;
+}
+
 /** A typing indicator the bot triggered. */
 export interface FakeDiscordTyping {
   readonly channelId: string;
@@ -207,6 +219,8 @@ export interface FakeDiscord {
     options?: FakeDiscordWaitOptions,
   ): Promise<readonly DiscordApiMessage[]>;
   readonly requests: readonly RecordedDiscordRequest[];
+  /** Every download of a hosted attachment, oldest first. */
+  readonly attachmentDownloads: readonly FakeDiscordDownload[];
   readonly typings: readonly FakeDiscordTyping[];
   readonly edits: readonly FakeDiscordEdit[];
   readonly reactions: readonly FakeDiscordReaction[];

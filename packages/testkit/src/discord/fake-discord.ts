@@ -114,7 +114,7 @@ export function createFakeDiscord(options: FakeDiscordOptions = {}): FakeDiscord
   const { channels, messagesById, messagesByChannel, requireUser, requireChannel, requireGuild, member } =
     world;
   const { sessions, send, dispatchMessage, sessionInfo } = gateway;
-  const { handleHttp, onUpgrade, writeReply, requests, rateLimits, errorFaults } = http;
+  const { handleHttp, onUpgrade, writeReply, requests, attachmentDownloads, rateLimits, errorFaults } = http;
   const { typings, edits, reactions } = rest;
   const {
     addUser,
@@ -265,6 +265,7 @@ export function createFakeDiscord(options: FakeDiscordOptions = {}): FakeDiscord
       return botMessages(channelId);
     },
     requests,
+    attachmentDownloads,
     typings,
     edits,
     reactions,

@@ -6,6 +6,7 @@ import type { Duplex } from 'node:stream';
 import type { WebSocketServer } from 'ws';
 import type {
   ErrorFault,
+  FakeDiscordDownload,
   FakeDiscordUpload,
   RateLimitFault,
   RecordedDiscordRequest,
@@ -27,6 +28,7 @@ const maxBodyBytes = 64 * 1024 * 1024;
 /** What the HTTP side records and its handlers; the handle owns the server itself. */
 export interface DiscordHttp {
   readonly requests: RecordedDiscordRequest[];
+  readonly attachmentDownloads: FakeDiscordDownload[];
   readonly rateLimits: Array<PendingFault<RateLimitFault>>;
   readonly errorFaults: Array<PendingFault<ErrorFault>>;
   readonly rateLimitedCount: number;
@@ -54,6 +56,7 @@ export function createDiscordHttp(
   const { route } = rest;
   const { onConnection } = gateway;
   const requests: RecordedDiscordRequest[] = [];
+  const attachmentDownloads: Array<{ path: string; status: number; bytesSent: number; at: number }> = [];
   const rateLimits: Array<PendingFault<RateLimitFault>> = [];
   const errorFaults: Array<PendingFault<ErrorFault>> = [];
   let rateLimitedCount = 0;
@@ -131,6 +134,14 @@ export function createDiscordHttp(
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
     if (request.method === 'GET' && url.pathname.startsWith('/attachments/')) {
       const file = files.get(url.pathname);
+      const download = {
+        path: url.pathname,
+        status: file === undefined ? 404 : 200,
+        bytesSent: 0,
+        at: now(),
+      };
+      attachmentDownloads.push(download);
+      notify();
       if (file === undefined) {
         response.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');
         return;
@@ -139,7 +150,21 @@ export function createDiscordHttp(
         'content-type': file.contentType,
         'content-length': String(file.bytes.byteLength),
       });
-      response.end(Buffer.from(file.bytes));
+      // In chunks with backpressure, counting what the socket took (a test sees an early stop).
+      const bytes = Buffer.from(file.bytes);
+      const pump = (): void => {
+        while (download.bytesSent < bytes.length && !response.destroyed) {
+          const chunk = bytes.subarray(download.bytesSent, download.bytesSent + 64 * 1024);
+          download.bytesSent += chunk.length;
+          if (!response.write(chunk)) {
+            response.once('drain', pump);
+            return;
+          }
+        }
+        if (!response.destroyed) response.end();
+        notify();
+      };
+      pump();
       return;
     }
     const match = /^\/api\/v(\d+)(\/.*)$/.exec(url.pathname);
@@ -233,6 +258,7 @@ export function createDiscordHttp(
 
   return {
     requests,
+    attachmentDownloads,
     rateLimits,
     errorFaults,
     get rateLimitedCount() {
