@@ -2,7 +2,7 @@
 // journal duplicate, a channel's own admission through `reportIgnored`) is counted and listed
 // in `status`, and logged at info once per chat and reason, at debug after that.
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatStatus } from '../src/cli/operator-commands.ts';
+import { formatStatus } from '../src/cli/operator/status-command.ts';
 import { startTestGateway, type TestGateway } from './harness.ts';
 import { createTestChannel } from './test-channel.ts';
 

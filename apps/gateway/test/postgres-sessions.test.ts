@@ -10,7 +10,7 @@ import { createPostgresSessionStore, type PostgresSessionStore } from '@switchbo
 import { createFakeAnthropic, type FakeAnthropic } from '@switchboard/testkit/anthropic';
 import { type PostgresCluster, startPostgresCluster } from '@switchboard/testkit/postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatStatus } from '../src/cli/operator-commands.ts';
+import { formatStatus } from '../src/cli/operator/status-command.ts';
 import { rpcAccountId, rpcChannel } from '../src/runtime/turn-input.ts';
 import { type ChildGateway, startChildGateway } from './child-gateway.ts';
 import type { ProtocolClient } from './protocol-client.ts';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { createFakeAnthropic, type FakeAnthropic } from '@switchboard/testkit/anthropic';
 import { createFakeDiscord, type FakeDiscord, type FakeDiscordGuild } from '@switchboard/testkit/discord';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatStatus } from '../../src/cli/operator-commands.ts';
+import { formatStatus } from '../../src/cli/operator/status-command.ts';
 import { type ChildGateway, startChildGateway } from '../child-gateway.ts';
 
 let fake: FakeDiscord;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sharedDmWarning } from './doctor.ts';
+import { sharedDmWarning } from './config-checks.ts';
 
 describe('doctor: DMs sharing one session', () => {
   it('warns when dmScope is "main" and more than one sender can reach the bot by DM', () => {
