@@ -34,7 +34,7 @@ import {
   slackMessageId,
   toInboundMessage,
 } from './inbound.ts';
-import { downloadSlackFiles, loadOutboundMedia } from './media.ts';
+import { describeSlackFiles, downloadSlackFile, loadOutboundMedia } from './media.ts';
 import { markdownToMrkdwn, slackMentions, splitMrkdwn } from './mrkdwn.ts';
 import { createSocketConnection, type SocketConnection } from './socket.ts';
 import { createSlackApi, type SlackApi } from './web-api.ts';
@@ -336,17 +336,10 @@ export async function startSlackAccount(
     let media: readonly InboundMedia[] = [];
     let notes: readonly string[] = [];
     if (event.files !== undefined && event.files.length > 0) {
-      const downloaded = await downloadSlackFiles(event.files, {
-        botToken: account.botToken,
-        dataDirectory: context.dataDirectory,
-        maxBytes: account.mediaMaxMb * 1024 * 1024,
-        trustedHost: trustedFileHost(new URL(account.slackApiUrl).host),
-        fetch: runtime.fetch,
-        logger,
-        signal,
-      });
-      media = downloaded.media;
-      notes = downloaded.notes;
+      // Described only: the gateway downloads them if it admits the message (decision 0026).
+      const described = describeSlackFiles(event.files, logger);
+      media = described.media;
+      notes = described.notes;
     }
     const teamId = typeof body.team_id === 'string' ? body.team_id : (event.team ?? workspace.id);
     const message = toInboundMessage(event, {
@@ -639,6 +632,17 @@ export async function startSlackAccount(
     sendRetry: { attempts: runtime.maxRateLimitRetries + 1, maxWaitMs: runtime.maxRateLimitWaitMs },
     edit,
     typing,
+    async downloadMedia(media, request) {
+      usable('download a file');
+      return downloadSlackFile(media, request, {
+        botToken: account.botToken,
+        dataDirectory: context.dataDirectory,
+        maxBytes: Math.floor(account.mediaMaxMb * 1024 * 1024),
+        trustedHost: trustedFileHost(new URL(account.slackApiUrl).host),
+        fetch: runtime.fetch,
+        signal,
+      });
+    },
     async stop() {
       if (stopped) return;
       stopped = true;

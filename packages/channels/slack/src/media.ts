@@ -1,11 +1,20 @@
-// Files: inbound Slack files downloaded with the bot token into the account's data
-// directory, and outbound attachments read into bytes for files upload v2.
-import { createWriteStream } from 'node:fs';
-import { mkdir, readFile, rename, rm } from 'node:fs/promises';
+// Files: inbound Slack files described for the gateway and downloaded with the bot token into
+// the account's data directory only when it asks (decision 0026), and outbound attachments
+// read into bytes for files upload v2.
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import type { InboundMedia, Logger, MediaKind, OutboundMedia } from '@switchboard/hooks';
+import {
+  assertDeclaredSize,
+  type DownloadedMedia,
+  type InboundMedia,
+  type Logger,
+  type MediaDownloadOptions,
+  MediaError,
+  type MediaKind,
+  type OutboundMedia,
+  readBoundedStream,
+  writeBoundedStream,
+} from '@switchboard/hooks';
 import { SlackChannelError } from './errors.ts';
 
 /** A file as Slack's events describe it (the fields used here). */
@@ -41,118 +50,146 @@ function safeFileName(name: string): string {
   return cleaned === '' ? 'file' : cleaned;
 }
 
-export interface DownloadOptions {
-  readonly botToken: string;
-  /** The account's private directory; files go to `<dataDirectory>/media/`. */
-  readonly dataDirectory: string;
-  readonly maxBytes: number;
-  /** Hosts the bot token may be sent to (Slack's file hosts and the configured API host). */
-  readonly trustedHost: (host: string) => boolean;
-  readonly fetch: typeof fetch;
-  readonly logger: Logger;
-  readonly signal?: AbortSignal;
+/** What `InboundMedia.reference` holds for a Slack file: enough to fetch it after a restart. */
+interface SlackFileReference {
+  readonly fileId: string;
+  /** `url_private_download` (or `url_private`): fetched with the bot token. */
+  readonly url: string;
 }
 
-/** What downloading a message's files produced: media for the gateway, notes for the text. */
-export interface DownloadedFiles {
+/** What describing a message's files produced: media for the gateway, notes for the text. */
+export interface DescribedFiles {
   readonly media: InboundMedia[];
-  /** One line per file that could not be downloaded, for the message text. */
+  /** One line per file Slack does not let the bot fetch (deleted, hidden, Slack Connect). */
   readonly notes: string[];
 }
 
 /**
- * Downloads each file of a message with the bot token (Slack's private URLs need it).
- * Files over `maxBytes`, external or hidden files, and failed downloads become notes rather
- * than errors: the message still goes through.
+ * Describes each file of a message for the gateway (decision 0026): nothing is downloaded
+ * here; the gateway calls `downloadMedia` for a message it admits. A file Slack will not
+ * hand over (tombstone, hidden by the plan's limit, Slack Connect, no URL) becomes a note.
  */
-export async function downloadSlackFiles(
-  files: readonly SlackFile[],
-  options: DownloadOptions,
-): Promise<DownloadedFiles> {
+export function describeSlackFiles(files: readonly SlackFile[], logger: Logger): DescribedFiles {
   const media: InboundMedia[] = [];
   const notes: string[] = [];
   for (const file of files) {
     const name = file.name ?? file.title ?? file.id;
     const url = file.url_private_download ?? file.url_private;
-    const problem = await downloadOne(file, name, url, options).then(
-      (item) => {
-        media.push(item);
-        return undefined;
-      },
-      (error: unknown) => (error instanceof Error ? error.message : String(error)),
-    );
-    if (problem !== undefined) {
-      options.logger.warn('a Slack file was not downloaded', { fileId: file.id, reason: problem });
-      notes.push(`[attachment ${name} was not downloaded: ${problem}]`);
+    const problem =
+      file.mode === 'tombstone' || file.mode === 'hidden_by_limit'
+        ? 'the file is not available'
+        : file.file_access === 'check_file_info'
+          ? 'the file needs files.info (Slack Connect)'
+          : url === undefined
+            ? 'Slack gave no download URL'
+            : undefined;
+    if (problem !== undefined || url === undefined) {
+      logger.warn('a Slack file cannot be downloaded', { fileId: file.id, reason: problem });
+      notes.push(`[attachment ${name} cannot be downloaded: ${problem}]`);
+      continue;
     }
+    media.push({
+      kind: mediaKindOf(file.mimetype),
+      ...(file.mimetype === undefined ? {} : { mimeType: file.mimetype }),
+      fileName: name,
+      ...(file.size === undefined ? {} : { sizeBytes: file.size }),
+      reference: { fileId: file.id, url },
+    });
   }
   return { media, notes };
 }
 
-async function downloadOne(
-  file: SlackFile,
-  name: string,
-  url: string | undefined,
-  options: DownloadOptions,
-): Promise<InboundMedia> {
-  if (file.mode === 'tombstone' || file.mode === 'hidden_by_limit')
-    throw new Error('the file is not available');
-  if (file.file_access === 'check_file_info') throw new Error('the file needs files.info (Slack Connect)');
-  if (url === undefined) throw new Error('Slack gave no download URL');
-  if (file.size !== undefined && file.size > options.maxBytes) {
-    throw new Error(`it is larger than ${Math.round(options.maxBytes / 1024 / 1024)} MB`);
+function fileReferenceOf(media: InboundMedia): SlackFileReference {
+  const reference = media.reference as Record<string, unknown> | null | undefined;
+  if (
+    typeof reference === 'object' &&
+    reference !== null &&
+    !Array.isArray(reference) &&
+    typeof reference.fileId === 'string' &&
+    typeof reference.url === 'string'
+  ) {
+    return reference as unknown as SlackFileReference;
   }
-  const parsed = new URL(url);
-  if (!options.trustedHost(parsed.host)) throw new Error(`its URL host ${parsed.host} is not a Slack host`);
-  const response = await options.fetch(url, {
-    headers: { authorization: `Bearer ${options.botToken}` },
-    redirect: 'follow',
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
-  });
+  throw new MediaError(
+    'MEDIA_INVALID_REFERENCE',
+    `a Slack ${media.kind} has no file reference (fileId, url): ${JSON.stringify(media.reference)}`,
+  );
+}
+
+export interface SlackDownloadOptions {
+  readonly botToken: string;
+  /** The account's private directory; files go to `<dataDirectory>/media/`. */
+  readonly dataDirectory: string;
+  /** The account's own limit (`mediaMaxMb`); the smaller of it and the gateway's applies. */
+  readonly maxBytes: number;
+  /** Hosts the bot token may be sent to (Slack's file hosts and the configured API host). */
+  readonly trustedHost: (host: string) => boolean;
+  readonly fetch: typeof fetch;
+  /** Aborted when the account stops. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Downloads one described file (ChannelAccount.downloadMedia) with the bot token, streaming it
+ * into `<dataDirectory>/media/` and stopping as soon as it passes the limit.
+ */
+export async function downloadSlackFile(
+  media: InboundMedia,
+  request: MediaDownloadOptions,
+  options: SlackDownloadOptions,
+): Promise<DownloadedMedia> {
+  const reference = fileReferenceOf(media);
+  const maxBytes = Math.min(request.maxBytes, options.maxBytes);
+  const signal = AbortSignal.any([request.signal, options.signal]);
+  const name = media.fileName ?? reference.fileId;
+  const what = `Slack file ${name} (${reference.fileId})`;
+  assertDeclaredSize(what, media.sizeBytes, maxBytes);
+  const host = new URL(reference.url).host;
+  if (!options.trustedHost(host))
+    throw new MediaError('MEDIA_INVALID_REFERENCE', `${what}: its URL host ${host} is not a Slack host`);
+  let response: Response;
+  try {
+    response = await options.fetch(reference.url, {
+      headers: { authorization: `Bearer ${options.botToken}` },
+      redirect: 'follow',
+      signal,
+    });
+  } catch (error) {
+    throw new MediaError(
+      'MEDIA_DOWNLOAD_FAILED',
+      `downloading ${what} failed: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error, retryable: true },
+    );
+  }
   if (!response.ok || response.body === null) {
-    await response.body?.cancel();
-    throw new Error(`HTTP ${response.status}`);
+    await response.body?.cancel().catch(() => undefined);
+    throw new MediaError('MEDIA_DOWNLOAD_FAILED', `downloading ${what} failed with HTTP ${response.status}`, {
+      retryable: response.status >= 500,
+      details: { status: response.status },
+    });
   }
   const contentType = response.headers.get('content-type') ?? '';
-  if (contentType.startsWith('text/html') && file.mimetype !== 'text/html') {
-    await response.body.cancel();
-    throw new Error('Slack answered with a sign-in page (the bot token lacks the files:read scope)');
-  }
-  const directory = join(options.dataDirectory, 'media');
-  await mkdir(directory, { recursive: true, mode: 0o700 });
-  const path = join(directory, `${safeFileName(file.id)}-${safeFileName(name)}`);
-  const partial = `${path}.part`;
-  let size = 0;
-  const limit = new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      size += chunk.length;
-      if (size > options.maxBytes) {
-        callback(new Error(`it is larger than ${Math.round(options.maxBytes / 1024 / 1024)} MB`));
-        return;
-      }
-      callback(null, chunk);
-    },
-  });
-  try {
-    await pipeline(
-      Readable.fromWeb(response.body as Parameters<typeof Readable.fromWeb>[0]),
-      limit,
-      createWriteStream(partial, { mode: 0o600 }),
+  if (contentType.startsWith('text/html') && media.mimeType !== 'text/html') {
+    await response.body.cancel().catch(() => undefined);
+    throw new MediaError(
+      'MEDIA_DOWNLOAD_FAILED',
+      `${what}: Slack answered with a sign-in page (the bot token lacks the files:read scope)`,
     );
-    await rename(partial, path);
+  }
+  try {
+    assertDeclaredSize(what, Number(response.headers.get('content-length') ?? Number.NaN), maxBytes);
   } catch (error) {
-    await rm(partial, { force: true });
+    await response.body.cancel().catch(() => undefined);
     throw error;
   }
-  const mimeType = file.mimetype ?? (contentType.split(';')[0]?.trim() || undefined);
-  return {
-    kind: mediaKindOf(mimeType),
-    ...(mimeType === undefined ? {} : { mimeType }),
-    fileName: name,
-    sizeBytes: size,
-    path,
-    url,
-  };
+  const path = join(
+    options.dataDirectory,
+    'media',
+    `${safeFileName(reference.fileId)}-${safeFileName(name)}`,
+  );
+  const sizeBytes = await writeBoundedStream(response.body, path, { maxBytes, what, signal });
+  const mimeType = media.mimeType ?? (contentType.split(';')[0]?.trim() || undefined);
+  return { path, sizeBytes, ...(mimeType === undefined ? {} : { mimeType }) };
 }
 
 /** An outbound attachment as bytes, ready for files upload v2. */
@@ -192,9 +229,26 @@ export async function loadOutboundMedia(
         const response = await options.fetch(media.source.url, {
           ...(options.signal === undefined ? {} : { signal: options.signal }),
         });
-        if (!response.ok) throw new Error(`HTTP ${response.status}`);
-        const bytes = Buffer.from(await response.arrayBuffer());
-        if (bytes.byteLength > options.maxBytes) throw tooLarge(bytes.byteLength);
+        if (!response.ok || response.body === null) throw new Error(`HTTP ${response.status}`);
+        const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+        if (Number.isFinite(declared) && declared > options.maxBytes) {
+          await response.body.cancel().catch(() => undefined);
+          throw tooLarge(declared);
+        }
+        let bytes: Buffer;
+        try {
+          bytes = await readBoundedStream(response.body, {
+            maxBytes: options.maxBytes,
+            what: `attachment ${index + 1} (${fallbackName})`,
+          });
+        } catch (error) {
+          if (!(error instanceof MediaError)) throw error;
+          throw new SlackChannelError(
+            'SLACK_MEDIA_FAILED',
+            `attachment ${index + 1} (${fallbackName}) passed the ${options.maxBytes} bytes allowed; the download was stopped`,
+            { details: { index, maxBytes: options.maxBytes } },
+          );
+        }
         const fromUrl = new URL(media.source.url).pathname.split('/').pop();
         return { bytes, fileName: media.fileName ?? (fromUrl ? decodeURIComponent(fromUrl) : fallbackName) };
       }

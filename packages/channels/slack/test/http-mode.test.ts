@@ -1,6 +1,7 @@
 // The Events API over HTTP, through bolt's HTTPReceiver mounted on a stand-in of the gateway's
 // server, against the fake Slack: signatures, retries, chat types, threads, mentions, files.
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import type { InboundMessage } from '@switchboard/hooks';
 import { createFakeSlack, type FakeSlack } from '@switchboard/testkit/slack';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -276,7 +277,7 @@ describe('Slack over the Events API (HTTP)', () => {
     expect(harness.journaled).toHaveLength(1);
   });
 
-  it('downloads a shared file with the bot token into the account data directory', async () => {
+  it('describes a shared file without downloading it; downloadMedia fetches it with the bot token', async () => {
     const file = fake.uploadUserFile({
       user: 'U0ALICE',
       name: 'pixel.png',
@@ -293,13 +294,28 @@ describe('Slack over the Events API (HTTP)', () => {
       mimeType: 'image/png',
       fileName: 'pixel.png',
       sizeBytes: pixel.length,
+      reference: { fileId: file.id },
     });
-    expect(media?.path?.startsWith(harness.dataDirectory)).toBe(true);
-    expect(new Uint8Array(readFileSync(media!.path!))).toEqual(pixel);
-    expect(statSync(media!.path!).mode & 0o777).toBe(0o600);
+    expect(media?.path).toBeUndefined();
+    expect(fake.fileDownloads).toEqual([]);
+    expect(existsSync(join(harness.dataDirectory, 'media'))).toBe(false);
+
+    // Through JSON, as a journaled message comes back after a restart.
+    const downloaded = await harness.account.downloadMedia!(JSON.parse(JSON.stringify(media)), {
+      maxBytes: 1024 * 1024,
+      signal: new AbortController().signal,
+    });
+    expect(downloaded).toMatchObject({ sizeBytes: pixel.length, mimeType: 'image/png' });
+    expect(downloaded.path.startsWith(join(harness.dataDirectory, 'media'))).toBe(true);
+    expect(new Uint8Array(readFileSync(downloaded.path))).toEqual(pixel);
+    expect(statSync(downloaded.path).mode & 0o777).toBe(0o600);
+    // One authenticated download (the fake answers 403 without the workspace's bot token).
+    expect(fake.fileDownloads.map((download) => [download.fileId, download.status])).toEqual([
+      [file.id, 200],
+    ]);
   });
 
-  it('does not download files over mediaMaxMb and says so in the text', async () => {
+  it('refuses a file over mediaMaxMb before fetching a byte, naming its size and the limit', async () => {
     await harness.stop();
     const workspace = fake.workspace();
     harness = await startHarness({
@@ -325,8 +341,19 @@ describe('Slack over the Events API (HTTP)', () => {
       files: [file],
     });
     const [message] = await harness.waitForJournaled(1);
-    expect(message?.media).toBeUndefined();
-    expect(message?.text).toMatch(/^big\n\[attachment big\.png was not downloaded: it is larger than/);
+    expect(message?.text).toBe('big');
+    expect(message?.media?.[0]).toMatchObject({ kind: 'image', fileName: 'big.png', sizeBytes: 64 });
+    await expect(
+      harness.account.downloadMedia!(message!.media![0]!, {
+        maxBytes: 1024 * 1024,
+        signal: new AbortController().signal,
+      }),
+    ).rejects.toMatchObject({
+      code: 'MEDIA_TOO_LARGE',
+      message: expect.stringContaining('big.png'),
+      details: { sizeBytes: 64, maxBytes: 10 },
+    });
+    expect(fake.fileDownloads).toEqual([]);
   });
 
   it('mounts two accounts on one server, each with its own path and signing secret', async () => {

@@ -18,6 +18,7 @@ import type {
   FakeSlackConversation,
   FakeSlackConversationType,
   FakeSlackDelivery,
+  FakeSlackDownload,
   FakeSlackEventRecord,
   FakeSlackFault,
   FakeSlackFile,
@@ -140,6 +141,8 @@ export interface FakeSlack {
   /** Every Web API call, in order. */
   readonly calls: readonly FakeSlackCall[];
   callsTo(method: string): readonly FakeSlackCall[];
+  /** Every private file download (`url_private`), oldest first. */
+  readonly fileDownloads: readonly FakeSlackDownload[];
   /** Resolves once `method` was called `count` times. */
   waitForCalls(method: string, count: number, timeoutMs?: number): Promise<readonly FakeSlackCall[]>;
   /** Every event sent to an app, in order. */
@@ -205,7 +208,7 @@ export function createFakeSlack(options: FakeSlackOptions = {}): FakeSlack {
   });
   const webApi = createSlackWebApi(world, delivery, { maxTextLength, wake, baseUrl });
   const http = createSlackHttpServer(world, delivery, webApi, { now, wake });
-  const { server, socketServer, calls, faults } = http;
+  const { server, socketServer, calls, fileDownloads, faults } = http;
   const { statusCalls } = webApi;
   const { events, snapshotEvent, postUserMessage } = delivery;
   const {
@@ -313,6 +316,7 @@ export function createFakeSlack(options: FakeSlackOptions = {}): FakeSlack {
       return [...calls];
     },
     callsTo: (method) => calls.filter((call) => call.method === method),
+    fileDownloads,
     waitForCalls(method, count, timeoutMs = waitTimeoutMs) {
       const matching = () => calls.filter((call) => call.method === method);
       return waiter.until({

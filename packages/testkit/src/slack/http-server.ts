@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { SlackEventDelivery } from './events.ts';
-import type { FakeSlackCall, FakeSlackFault, FakeSlackTokenType } from './types.ts';
+import type { FakeSlackCall, FakeSlackDownload, FakeSlackFault, FakeSlackTokenType } from './types.ts';
 import { ApiFailure, botMethods, type SlackWebApi } from './web-api.ts';
 import type { SlackWorld } from './world.ts';
 
@@ -27,6 +27,8 @@ export interface SlackHttpServer {
   readonly socketServer: WebSocketServer;
   /** Every Web API call, in order. */
   readonly calls: FakeSlackCall[];
+  /** Every private file download, in order. */
+  readonly fileDownloads: FakeSlackDownload[];
   /** Injected faults, first match wins. */
   readonly faults: FaultRule[];
 }
@@ -40,6 +42,7 @@ export function createSlackHttpServer(
   const { tokens, revoked, files } = world;
   const { methods } = webApi;
   const calls: FakeSlackCall[] = [];
+  const fileDownloads: Array<{ fileId: string; status: number; bytesSent: number; at: number }> = [];
   const faults: FaultRule[] = [];
 
   const server: Server = createServer((request, response) => {
@@ -215,6 +218,9 @@ export function createSlackHttpServer(
   function handleDownload(request: IncomingMessage, response: ServerResponse, path: string): void {
     const match = /^\/files-pri\/([A-Z0-9]+)-([A-Z0-9]+)\//.exec(path);
     const file = match === null ? undefined : files.get(match[2] ?? '');
+    const download = { fileId: match?.[2] ?? '', status: 404, bytesSent: 0, at: now() };
+    fileDownloads.push(download);
+    wake();
     if (file === undefined || file.teamId !== match?.[1] || file.bytes === undefined) {
       response.writeHead(404, { 'content-type': 'text/plain' }).end('file not found');
       return;
@@ -229,6 +235,7 @@ export function createSlackHttpServer(
       revoked.has(token)
     ) {
       // Slack answers an unauthenticated download with its sign-in page; a 403 is clearer in tests.
+      download.status = 403;
       response
         .writeHead(403, { 'content-type': 'text/plain' })
         .end('a bot token of the workspace is required');
@@ -239,7 +246,22 @@ export function createSlackHttpServer(
       'content-length': String(file.bytes.byteLength),
       'content-disposition': `attachment; filename="${file.name.replace(/"/g, '')}"`,
     });
-    response.end(Buffer.from(file.bytes));
+    download.status = 200;
+    // In chunks with backpressure, counting what the socket took (a test sees an early stop).
+    const bytes = Buffer.from(file.bytes);
+    const pump = (): void => {
+      while (download.bytesSent < bytes.length && !response.destroyed) {
+        const chunk = bytes.subarray(download.bytesSent, download.bytesSent + 64 * 1024);
+        download.bytesSent += chunk.length;
+        if (!response.write(chunk)) {
+          response.once('drain', pump);
+          return;
+        }
+      }
+      if (!response.destroyed) response.end();
+      wake();
+    };
+    pump();
   }
 
   async function handleHttp(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -252,7 +274,7 @@ export function createSlackHttpServer(
     response.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
   }
 
-  return { server, socketServer, calls, faults };
+  return { server, socketServer, calls, fileDownloads, faults };
 }
 
 const extensionTypes: Readonly<Record<string, string>> = {

@@ -101,6 +101,18 @@ export interface FakeSlackMessage {
   readonly mrkdwn: boolean;
 }
 
+/** A GET of a private file URL (`url_private` / `url_private_download`). */
+export interface FakeSlackDownload {
+  readonly fileId: string;
+  readonly status: number;
+  /**
+   * The bytes handed to the socket so far: the body goes out in 64 KiB chunks with
+   * backpressure and stops when the client hangs up, so an early abort leaves this below the size.
+   */
+  readonly bytesSent: number;
+  readonly at: number;
+}
+
 /** The kind of token a Web API call carried. */
 export type FakeSlackTokenType = 'bot' | 'app' | 'none' | 'unknown';
 
