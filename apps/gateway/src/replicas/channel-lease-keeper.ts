@@ -114,10 +114,10 @@ export function createChannelLeaseKeeper(options: ChannelLeaseKeeperOptions): Ch
     if (entry.lease === undefined) return entry.transition;
     const lost = entry.lease;
     entry.lease = undefined;
-    logger.error(`channel account stopped: this replica no longer holds its lease (${reason})`, {
-      ...where(entry),
-      fencingToken: lost.fencingToken,
-    });
+    logger.error(
+      `channel account stopped: this replica no longer holds its lease (fencing token ${lost.fencingToken}): ${reason}`,
+      where(entry),
+    );
     return transition(entry, async () => {
       await entry.handlers.stop(`lease lost (fencing token ${lost.fencingToken}): ${reason}`);
       if (!entry.released) standby(entry, `lease lost: ${reason}; trying to take it again every poll`);
@@ -163,11 +163,13 @@ export function createChannelLeaseKeeper(options: ChannelLeaseKeeperOptions): Ch
     }
     entry.lease = lease;
     entry.lastDetail = undefined;
-    logger.info('channel account lease taken: this replica runs the account', {
-      ...where(entry),
-      fencingToken: lease.fencingToken,
-      at: now(),
-    });
+    logger.info(
+      `channel account lease taken (fencing token ${lease.fencingToken}): this replica runs the account`,
+      {
+        ...where(entry),
+        at: now(),
+      },
+    );
     await transition(entry, () => entry.handlers.start());
   }
 

@@ -84,9 +84,12 @@ export function createSessionCoordinator(options: SessionCoordinatorOptions): Se
     const previous = chains.get(sessionKey) ?? Promise.resolve();
     const next = previous.then(work, work);
     chains.set(sessionKey, next);
-    void next.finally(() => {
+    // Cleanup on both outcomes; the caller handles `next`'s rejection (a derived promise left
+    // rejected would end the process as an unhandled rejection).
+    const forget = () => {
       if (chains.get(sessionKey) === next) chains.delete(sessionKey);
-    });
+    };
+    next.then(forget, forget);
     return next;
   }
 
