@@ -53,6 +53,24 @@ describe('boundary check', () => {
     ]);
   });
 
+  it("keeps the gateway's layers apart: runtime and protocol never import each other or the methods", () => {
+    const root = workspace({
+      'apps/gateway/package.json': manifest('@switchboard/gateway'),
+      'apps/gateway/src/runtime/runner.ts':
+        "import { runFinalOf } from '../methods/run-final.ts';\nimport type { X } from '../protocol/errors.ts';\nimport { a } from './inbound.ts';\nimport { b } from '../access/pairing.ts';\n",
+      'apps/gateway/src/protocol/server.ts': "import type { RunRecord } from '../runtime/runs.ts';\n",
+      'apps/gateway/src/gateway/start-gateway.ts':
+        "import { createProtocolServer } from '../protocol/server.ts';\nimport { createTurnRunner } from '../runtime/runner.ts';\n",
+      'apps/gateway/src/runtime/runner.test.ts': "import { runFinalOf } from '../methods/run-final.ts';\n",
+    });
+    const { problems } = findBoundaryProblems(root);
+    expect(problems.sort()).toEqual([
+      "apps/gateway/src/protocol/server.ts:1: the gateway's protocol/ may not import its runtime/ (decision 0027)",
+      "apps/gateway/src/runtime/runner.ts:1: the gateway's runtime/ may not import its methods/ (decision 0027)",
+      "apps/gateway/src/runtime/runner.ts:2: the gateway's runtime/ may not import its protocol/ (decision 0027)",
+    ]);
+  });
+
   it('finds nothing wrong in this repository', () => {
     expect(findBoundaryProblems(resolve(import.meta.dirname, '..')).problems).toEqual([]);
   });

@@ -4,7 +4,10 @@
 //  3. only apps import channel packages, and nothing imports an app;
 //  4. channel packages depend on no internal package but @switchboard/hooks and
 //     @switchboard/markdown (and testkit in tests);
-//  5. shipped code never imports @switchboard/testkit (it is for tests and benches only).
+//  5. shipped code never imports @switchboard/testkit (it is for tests and benches only);
+//  6. inside the gateway app, the layers of decision 0027: the runtime knows neither the wire
+//     (protocol/) nor the methods nor the composition root (gateway/); the protocol knows no
+//     runtime, methods or features; the methods do not reach into the composition root.
 // Prints every violation with its file and line, and exits 1 if there is any.
 // Imports are read with TypeScript's own pre-processor (multi-line imports, `export … from`,
 // `import()` and `import type` included), not line by line.
@@ -98,6 +101,31 @@ function isTestOrBench(file: string, directory: string): boolean {
 /** The internal packages shipped channel code may import: the contract and the Markdown renderers. */
 const channelDependencies: ReadonlySet<string> = new Set(['@switchboard/hooks', '@switchboard/markdown']);
 
+/**
+ * The gateway app's layers (decision 0027): for a shipped file under `apps/gateway/src/<layer>/`,
+ * the layers it may not import. `gateway/` (the composition root) and `cli/` may import any.
+ */
+const gatewayLayerRules: ReadonlyArray<{ readonly layer: string; readonly forbidden: readonly string[] }> = [
+  { layer: 'runtime', forbidden: ['protocol', 'methods', 'gateway', 'cli'] },
+  {
+    layer: 'protocol',
+    forbidden: ['runtime', 'methods', 'gateway', 'cli', 'extensions', 'subagents', 'replicas'],
+  },
+  { layer: 'methods', forbidden: ['gateway', 'cli'] },
+  { layer: 'extensions', forbidden: ['protocol', 'methods', 'gateway', 'cli'] },
+  { layer: 'subagents', forbidden: ['protocol', 'methods', 'gateway', 'cli'] },
+  { layer: 'replicas', forbidden: ['methods', 'gateway', 'cli'] },
+];
+
+/** A gateway layering problem of one relative import, or undefined. */
+function gatewayLayerProblem(appSource: string, file: string, target: string): string | undefined {
+  const from = relative(appSource, file).split(sep)[0];
+  const to = relative(appSource, target).split(sep)[0];
+  const rule = gatewayLayerRules.find((candidate) => candidate.layer === from);
+  if (rule === undefined || to === undefined || !rule.forbidden.includes(to)) return undefined;
+  return `the gateway's ${from}/ may not import its ${to}/ (decision 0027)`;
+}
+
 /** Every boundary violation in the workspace at `root`, as `file:line: what`. */
 export function findBoundaryProblems(root: string): { packages: number; problems: string[] } {
   const packages = listPackages(root);
@@ -112,6 +140,12 @@ export function findBoundaryProblems(root: string): { packages: number; problems
           const target = resolve(dirname(file), specifier);
           if (!target.startsWith(workspacePackage.directory + sep)) {
             problems.push(`${where}: relative import '${specifier}' leaves ${workspacePackage.name}`);
+          } else if (
+            workspacePackage.name === '@switchboard/gateway' &&
+            !isTestOrBench(file, workspacePackage.directory)
+          ) {
+            const layered = gatewayLayerProblem(join(workspacePackage.directory, 'src'), file, target);
+            if (layered !== undefined) problems.push(`${where}: ${layered}`);
           }
           continue;
         }

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { definePlugin } from '@switchboard/hooks';
 import { createFakeAnthropic, type RecordedRequest } from '@switchboard/testkit/anthropic';
-import { startGateway } from '../src/runtime/gateway.ts';
+import { startGateway } from '../src/gateway/start-gateway.ts';
 import { createGatewayLogger } from '../src/runtime/logger.ts';
 import { connectClient } from '../test/protocol-client.ts';
 

@@ -10,7 +10,7 @@ import {
   type FakeAnthropicOptions,
 } from '@switchboard/testkit/anthropic';
 import { type CliIo, runCli } from '../src/cli/main.ts';
-import { type GatewayHandle, type StartGatewayOptions, startGateway } from '../src/runtime/gateway.ts';
+import { type GatewayHandle, type StartGatewayOptions, startGateway } from '../src/gateway/start-gateway.ts';
 import { createGatewayLogger } from '../src/runtime/logger.ts';
 import { connectClient, type ProtocolClient } from './protocol-client.ts';
 

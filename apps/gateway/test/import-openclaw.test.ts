@@ -16,8 +16,8 @@ import JSON5 from 'json5';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/main.ts';
 import { modelApis } from '../src/config/schema.ts';
+import { startGateway } from '../src/gateway/start-gateway.ts';
 import { importErrorCodes } from '../src/import/errors.ts';
-import { startGateway } from '../src/runtime/gateway.ts';
 import { createGatewayLogger } from '../src/runtime/logger.ts';
 import { checkConfigFile } from '../src/runtime/plugins.ts';
 import {

@@ -1,7 +1,7 @@
 import { thinkingLevels } from '@switchboard/core-loop';
 import { z } from 'zod';
 import { GatewayError } from '../gateway-error.ts';
-import { defineMethod, type GatewayMethod } from '../protocol/server.ts';
+import { defineMethod, type GatewayMethod } from '../protocol/method-contract.ts';
 import type { RunOutcome } from '../runtime/run/outcome.ts';
 import { storedOutcome } from '../runtime/run/stored-outcome.ts';
 import type { MethodServices } from './context.ts';

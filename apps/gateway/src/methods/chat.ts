@@ -2,7 +2,7 @@ import { thinkingLevels } from '@switchboard/core-loop';
 import type { Message } from '@switchboard/hooks';
 import { z } from 'zod';
 import { GatewayError } from '../gateway-error.ts';
-import { defineMethod, type GatewayMethod } from '../protocol/server.ts';
+import { defineMethod, type GatewayMethod } from '../protocol/method-contract.ts';
 import { visibleText } from '../runtime/run/messages.ts';
 import { imagesFrom } from './agent.ts';
 import type { MethodServices } from './context.ts';

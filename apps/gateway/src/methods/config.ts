@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineMethod, type GatewayMethod } from '../protocol/server.ts';
+import { defineMethod, type GatewayMethod } from '../protocol/method-contract.ts';
 import type { ConfigReloadReport, ReloadTrigger } from '../runtime/config-reload.ts';
 
 export interface ConfigMethodServices {

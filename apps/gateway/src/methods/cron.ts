@@ -4,7 +4,7 @@ import { SchedulerError } from '@switchboard/scheduler';
 import { z } from 'zod';
 import { type CronService, cronServiceOf } from '../extensions/scheduler/service.ts';
 import { GatewayError } from '../gateway-error.ts';
-import { defineMethod, type GatewayMethod } from '../protocol/server.ts';
+import { defineMethod, type GatewayMethod } from '../protocol/method-contract.ts';
 import type { MethodServices } from './context.ts';
 
 /** A scheduler error in the protocol's words, with its own code kept in the details. */

@@ -1,7 +1,7 @@
 // Every protocol method the gateway serves, by name: the built-in ones and those plugins register.
 import type { PluginRegistry } from '@switchboard/hooks';
 import { z } from 'zod';
-import { defineMethod, type GatewayMethod } from '../protocol/server.ts';
+import { defineMethod, type GatewayMethod } from '../protocol/method-contract.ts';
 import { agentMethods } from './agent.ts';
 import { chatMethods } from './chat.ts';
 import { type ConfigMethodServices, configMethods } from './config.ts';

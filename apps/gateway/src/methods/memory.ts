@@ -4,7 +4,7 @@ import { MemoryError } from '@switchboard/memory';
 import { z } from 'zod';
 import { type MemoryService, memoryServiceOf } from '../extensions/memory.ts';
 import { GatewayError } from '../gateway-error.ts';
-import { defineMethod, type GatewayMethod } from '../protocol/server.ts';
+import { defineMethod, type GatewayMethod } from '../protocol/method-contract.ts';
 import type { MethodServices } from './context.ts';
 
 /** A memory error in the protocol's words, with its own code kept in the details. */

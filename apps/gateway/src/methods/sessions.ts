@@ -1,7 +1,7 @@
 import type { SessionEntry } from '@switchboard/sessions';
 import { z } from 'zod';
 import { GatewayError } from '../gateway-error.ts';
-import { defineMethod, type GatewayMethod } from '../protocol/server.ts';
+import { defineMethod, type GatewayMethod } from '../protocol/method-contract.ts';
 import type { MethodServices } from './context.ts';
 
 function row(entry: SessionEntry, activeRunIds: readonly string[]): Record<string, unknown> {

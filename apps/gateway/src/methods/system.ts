@@ -3,7 +3,7 @@ import { resolveQueueSettings } from '@switchboard/sessions';
 import { z } from 'zod';
 import { cronServiceOf } from '../extensions/scheduler/service.ts';
 import { GatewayError } from '../gateway-error.ts';
-import { defineMethod, type GatewayMethod } from '../protocol/server.ts';
+import { defineMethod, type GatewayMethod } from '../protocol/method-contract.ts';
 import {
   checkModelCredentials,
   modelReferencesInUse,

@@ -1,3 +1,5 @@
+import { isLoopbackAddress } from './loopback.ts';
+
 /**
  * Failed-authentication limiter: after `maxFailures` failures from one address within
  * `windowMs`, that address is locked out for `lockoutMs`. Loopback is exempt by default.
@@ -16,10 +18,6 @@ export interface AuthRateLimiter {
   retryAfterMs(address: string): number;
   recordFailure(address: string): void;
   recordSuccess(address: string): void;
-}
-
-export function isLoopbackAddress(address: string): boolean {
-  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
 }
 
 /** Folds IPv4-mapped IPv6 addresses onto IPv4 so one client has one budget. */

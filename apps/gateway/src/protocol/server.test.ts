@@ -7,7 +7,8 @@ import { GatewayError } from '../gateway-error.ts';
 import { createAuthRateLimiter } from './auth-rate-limit.ts';
 import { buildDeviceProofPayload } from './device-auth.ts';
 import { maxPreAuthFrameBytes } from './frames.ts';
-import { createProtocolServer, defineMethod, type GatewayMethod, type ProtocolServer } from './server.ts';
+import { defineMethod, type GatewayMethod } from './method-contract.ts';
+import { createProtocolServer, type ProtocolServer } from './server.ts';
 
 const token = 'test-token-0123456789abcdefghij';
 

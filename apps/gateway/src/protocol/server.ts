@@ -1,79 +1,28 @@
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+// The WebSocket side of the gateway port (OpenClaw's gateway protocol v4): accepts sockets,
+// runs the `connect` handshake (handshake.ts), dispatches requests to the methods it was
+// given (method-contract.ts), and broadcasts events to the sockets allowed to see them.
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { SwitchboardError } from '@switchboard/hooks';
-import { type RawData, WebSocket, WebSocketServer } from 'ws';
-import type { z } from 'zod';
+import { type RawData, type WebSocket, WebSocketServer } from 'ws';
+import type { EventFilter } from '../access/event-audience.ts';
 import { GatewayError } from '../gateway-error.ts';
-import { type AuthRateLimiter, createAuthRateLimiter, isLoopbackAddress } from './auth-rate-limit.ts';
-import { verifyDeviceProof } from './device-auth.ts';
+import { type AuthRateLimiter, createAuthRateLimiter } from './auth-rate-limit.ts';
 import { type ProtocolErrorShape, toProtocolError } from './errors.ts';
+import { createFrameWriter, eventFrameHead } from './frame-writer.ts';
 import {
-  type ConnectParams,
   closeCodes,
-  connectParamsSchema,
   describeIssue,
   handshakeTimeoutMs,
-  maxBufferedBytes,
   maxFrameBytes,
   maxPreAuthFrameBytes,
-  protocolVersion,
   requestFrameSchema,
   tickIntervalMs,
 } from './frames.ts';
-import { grantScopes, type OperatorScope } from './scopes.ts';
-
-/** What the gateway knows about one authenticated socket. */
-export interface ConnectionInfo {
-  readonly connectionId: string;
-  readonly remoteAddress: string;
-  readonly clientId: string;
-  readonly clientMode: string;
-  readonly clientVersion: string;
-  readonly scopes: ReadonlySet<OperatorScope>;
-  readonly capabilities: ReadonlySet<string>;
-  readonly deviceId: string | undefined;
-  readonly connectedAt: number;
-}
-
-export interface MethodContext {
-  readonly connection: ConnectionInfo;
-  readonly requestId: string;
-  /** Sends an interim `res` on the same id (the `agent` method's "accepted"); the return value is the final one. */
-  respondInterim(payload: unknown): void;
-}
-
-/** One WebSocket method: its required scope, its parameter schema and its handler. */
-export interface GatewayMethod<Params = unknown> {
-  readonly name: string;
-  readonly scope: OperatorScope | ((params: Params) => OperatorScope);
-  readonly params: z.ZodType<Params>;
-  handle(params: Params, context: MethodContext): unknown;
-}
-
-/**
- * Declares a method with its parameter type inferred from its schema. The result is the
- * erased `GatewayMethod` the server holds: the server validates params with the schema
- * before the handler sees them.
- */
-export function defineMethod<Schema extends z.ZodType>(method: {
-  readonly name: string;
-  readonly scope: OperatorScope | ((params: z.infer<Schema>) => OperatorScope);
-  readonly params: Schema;
-  handle(params: z.infer<Schema>, context: MethodContext): unknown;
-}): GatewayMethod {
-  return method as unknown as GatewayMethod;
-}
-
-export interface HelloDetails {
-  readonly serverVersion: string;
-  readonly methods: readonly string[];
-  readonly events: readonly string[];
-  /** The `snapshot` object of `hello-ok` (session defaults, health, uptime). */
-  snapshot(connection: ConnectionInfo): Record<string, unknown>;
-}
-
-export type GatewayAuth = { readonly mode: 'token'; readonly token: string } | { readonly mode: 'none' };
+import { createHandshake, type GatewayAuth, type HelloDetails } from './handshake.ts';
+import { createHttpHandler, originAllowed } from './http-probes.ts';
+import type { ConnectionInfo, GatewayMethod } from './method-contract.ts';
 
 export interface ProtocolServerOptions {
   readonly host: string;
@@ -92,13 +41,6 @@ export interface ProtocolServerOptions {
   readonly handshakeTimeoutMs?: number;
   readonly onConnectionChange?: (connections: number) => void;
   readonly log?: (level: 'info' | 'warn', message: string, fields?: Record<string, unknown>) => void;
-}
-
-export interface EventFilter {
-  /** The scope a socket needs to receive the event. Defaults to operator.read. */
-  readonly scope?: OperatorScope | 'none';
-  /** A client capability the socket must have advertised (e.g. `tool-events`). */
-  readonly capability?: string;
 }
 
 export interface ProtocolServer {
@@ -131,17 +73,6 @@ interface Connection {
   handshakeTimer: NodeJS.Timeout | undefined;
 }
 
-const jsonHeaders = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
-
-function digest(value: string): Buffer {
-  return createHash('sha256').update(value, 'utf8').digest();
-}
-
-/** Constant-time token comparison, independent of the lengths involved. */
-export function tokensMatch(presented: string, expected: string): boolean {
-  return timingSafeEqual(digest(presented), digest(expected));
-}
-
 /**
  * The most bytes an unauthenticated client may send in all (its `connect` frame is at most
  * {@link maxPreAuthFrameBytes}): past it the socket stops being read and is closed with 1009,
@@ -160,8 +91,20 @@ export function createProtocolServer(options: ProtocolServerOptions): ProtocolSe
   const rateLimiter = options.rateLimiter ?? createAuthRateLimiter({ now });
   const log = options.log ?? (() => {});
   const connections = new Set<Connection>();
-  const expectedToken = options.auth.mode === 'token' ? options.auth.token : undefined;
   let closing = false;
+  const authenticate = createHandshake({
+    auth: options.auth,
+    hello: options.hello,
+    rateLimiter,
+    now,
+    tickIntervalMs: options.tickIntervalMs ?? tickIntervalMs,
+    log,
+  });
+  const handleHttp = createHttpHandler({
+    ...(options.http === undefined ? {} : { http: options.http }),
+    isReady: () => !closing && (options.isReady?.() ?? true),
+    log,
+  });
 
   const server = createServer((request, response) => {
     void handleHttp(request, response);
@@ -174,45 +117,12 @@ export function createProtocolServer(options: ProtocolServerOptions): ProtocolSe
     perMessageDeflate: false,
   });
 
-  async function handleHttp(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const path = (request.url ?? '/').split('?')[0];
-    if (path === '/healthz') {
-      response.writeHead(200, jsonHeaders).end(JSON.stringify({ ok: true }));
-      return;
-    }
-    if (path === '/readyz') {
-      const ready = !closing && (options.isReady?.() ?? true);
-      response.writeHead(ready ? 200 : 503, jsonHeaders).end(JSON.stringify({ ok: ready }));
-      return;
-    }
-    try {
-      if (options.http !== undefined && (await options.http(request, response))) return;
-    } catch (error) {
-      log('warn', 'HTTP handler failed', { path, error: String(error) });
-      if (!response.headersSent) response.writeHead(500, jsonHeaders).end(JSON.stringify({ ok: false }));
-      return;
-    }
-    if (!response.headersSent)
-      response.writeHead(404, jsonHeaders).end(JSON.stringify({ ok: false, error: 'not found' }));
-  }
-
-  function originAllowed(request: IncomingMessage): boolean {
-    const origin = request.headers.origin;
-    if (origin === undefined) return true;
-    if (options.allowedOrigins?.includes(origin)) return true;
-    try {
-      return new URL(origin).host === request.headers.host;
-    } catch {
-      return false;
-    }
-  }
-
   server.on('upgrade', (request, socket, head) => {
     if (closing) {
       socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n');
       return;
     }
-    if (!originAllowed(request)) {
+    if (!originAllowed(request, options.allowedOrigins)) {
       log('warn', 'refused a WebSocket from a disallowed browser origin', { origin: request.headers.origin });
       socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\norigin not allowed\r\n');
       return;
@@ -220,32 +130,10 @@ export function createProtocolServer(options: ProtocolServerOptions): ProtocolSe
     webSockets.handleUpgrade(request, socket, head, (webSocket) => accept(webSocket, request));
   });
 
-  /** Sockets corked for the current tick: frames sent in one tick leave in one write. */
-  const corked = new Set<Socket>();
-  const uncorkAll = () => {
-    for (const raw of corked) raw.uncork();
-    corked.clear();
-  };
+  const sendText = createFrameWriter();
 
   function send(connection: Connection, frame: unknown): void {
     sendText(connection, JSON.stringify(frame));
-  }
-
-  /** Sends an already serialized frame. */
-  function sendText(connection: Connection, text: string): void {
-    const socket = connection.socket;
-    if (socket.readyState !== WebSocket.OPEN) return;
-    if (socket.bufferedAmount > maxBufferedBytes) {
-      socket.close(closeCodes.policyViolation, 'slow consumer');
-      return;
-    }
-    const raw = connection.raw;
-    if (!corked.has(raw)) {
-      if (corked.size === 0) process.nextTick(uncorkAll);
-      raw.cork();
-      corked.add(raw);
-    }
-    socket.send(text);
   }
 
   function respond(
@@ -261,14 +149,6 @@ export function createProtocolServer(options: ProtocolServerOptions): ProtocolSe
   function sendEvent(connection: Connection, event: string, payload: unknown): void {
     connection.eventSequence += 1;
     send(connection, { type: 'event', event, payload, seq: connection.eventSequence });
-  }
-
-  /**
-   * The same event to many connections: the payload is serialized once and only the
-   * per-connection `seq` differs (the frame's keys keep sendEvent's order).
-   */
-  function eventFrameHead(event: string, payload: unknown): string {
-    return `{"type":"event","event":${JSON.stringify(event)},"payload":${JSON.stringify(payload) ?? 'null'},"seq":`;
   }
 
   function fail(
@@ -367,128 +247,16 @@ export function createProtocolServer(options: ProtocolServerOptions): ProtocolSe
   }
 
   function handshake(connection: Connection, id: string, method: string, rawParams: unknown): void {
-    if (method !== 'connect') {
-      fail(
-        connection,
-        id,
-        new GatewayError('INVALID_HANDSHAKE', 'invalid handshake: first request must be connect'),
-        closeCodes.policyViolation,
-      );
+    const result = authenticate(connection, method, rawParams);
+    if (!result.ok) {
+      fail(connection, id, result.error, result.closeCode);
       return;
     }
-    const parsed = connectParamsSchema.safeParse(rawParams);
-    if (!parsed.success) {
-      fail(
-        connection,
-        id,
-        new GatewayError('INVALID_HANDSHAKE', `invalid connect params: ${describeIssue(parsed.error)}`),
-        closeCodes.policyViolation,
-      );
-      return;
-    }
-    const params = parsed.data;
-    if (params.minProtocol > protocolVersion || params.maxProtocol < protocolVersion) {
-      fail(
-        connection,
-        id,
-        new GatewayError(
-          'PROTOCOL_MISMATCH',
-          `protocol mismatch: gateway speaks ${protocolVersion}, client offered ${params.minProtocol}-${params.maxProtocol}`,
-          { details: { serverProtocol: protocolVersion } },
-        ),
-        closeCodes.protocolMismatch,
-      );
-      return;
-    }
-    if ((params.role ?? 'operator') !== 'operator') {
-      fail(
-        connection,
-        id,
-        new GatewayError(
-          'INVALID_HANDSHAKE',
-          `invalid connect params: role ${params.role} is not served by this gateway`,
-        ),
-        closeCodes.policyViolation,
-      );
-      return;
-    }
-    const retryAfterMs = rateLimiter.retryAfterMs(connection.rateLimitKey);
-    if (retryAfterMs > 0) {
-      fail(
-        connection,
-        id,
-        new GatewayError('AUTH_RATE_LIMITED', 'unauthorized: too many failed attempts, retry later', {
-          retryable: true,
-          retryAfterMs,
-        }),
-        closeCodes.policyViolation,
-      );
-      return;
-    }
-    const authError = checkToken(params);
-    if (authError !== undefined) {
-      rateLimiter.recordFailure(connection.rateLimitKey);
-      log('warn', 'refused a connection with bad credentials', {
-        remoteAddress: connection.remoteAddress,
-        reason: authError.code,
-      });
-      fail(connection, id, authError, closeCodes.policyViolation);
-      return;
-    }
-    let deviceId: string | undefined;
-    if (params.device !== undefined) {
-      try {
-        deviceId = verifyDeviceProof(params, connection.nonce, now());
-      } catch (error) {
-        fail(connection, id, error as GatewayError, closeCodes.policyViolation);
-        return;
-      }
-    }
-    rateLimiter.recordSuccess(connection.rateLimitKey);
     clearTimeout(connection.handshakeTimer);
-    const info: ConnectionInfo = {
-      connectionId: randomUUID(),
-      remoteAddress: connection.remoteAddress,
-      clientId: params.client.id,
-      clientMode: params.client.mode,
-      clientVersion: params.client.version,
-      scopes: grantScopes(params.scopes),
-      capabilities: new Set(params.caps ?? []),
-      deviceId,
-      connectedAt: now(),
-    };
-    connection.info = info;
+    connection.info = result.info;
     connection.raw.off('data', connection.countPreAuth);
-    respond(connection, id, true, {
-      type: 'hello-ok',
-      protocol: protocolVersion,
-      server: { version: options.hello.serverVersion, connId: info.connectionId },
-      features: { methods: options.hello.methods, events: options.hello.events, capabilities: [] },
-      snapshot: options.hello.snapshot(info),
-      auth: { role: 'operator', scopes: [...info.scopes], method: options.auth.mode },
-      policy: {
-        maxPayload: maxFrameBytes,
-        maxBufferedBytes,
-        tickIntervalMs: options.tickIntervalMs ?? tickIntervalMs,
-      },
-    });
+    respond(connection, id, true, result.hello);
     options.onConnectionChange?.(authenticatedCount());
-  }
-
-  function checkToken(params: ConnectParams): GatewayError | undefined {
-    if (expectedToken === undefined) return undefined;
-    const presented = params.auth?.token ?? params.auth?.password;
-    if (presented === undefined || presented.length === 0) {
-      return new GatewayError('AUTH_TOKEN_MISSING', 'unauthorized: gateway token missing', {
-        details: { recommendedNextStep: 'update_auth_configuration' },
-      });
-    }
-    if (!tokensMatch(presented, expectedToken)) {
-      return new GatewayError('AUTH_TOKEN_MISMATCH', 'unauthorized: gateway token mismatch', {
-        details: { authReason: 'token_mismatch', recommendedNextStep: 'update_auth_credentials' },
-      });
-    }
-    return undefined;
   }
 
   async function dispatch(
@@ -582,9 +350,4 @@ export function createProtocolServer(options: ProtocolServerOptions): ProtocolSe
       webSockets.close();
     },
   };
-}
-
-/** True when binding to this host exposes the gateway beyond this machine. */
-export function isLoopbackHost(host: string): boolean {
-  return host === 'localhost' || isLoopbackAddress(host);
 }

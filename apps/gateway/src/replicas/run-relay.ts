@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@switchboard/hooks';
 import type { NotificationListener, PostgresSessionStore } from '@switchboard/store-postgres';
-import type { EventFilter } from '../protocol/server.ts';
+import type { EventFilter } from '../access/event-audience.ts';
 import { type RunOutcome, recordStatusOf } from '../runtime/run/outcome.ts';
 import { storedOutcome } from '../runtime/run/stored-outcome.ts';
 import type { RunRegistry } from '../runtime/runs.ts';

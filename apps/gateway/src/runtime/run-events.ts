@@ -1,9 +1,7 @@
 import type { FailoverWait } from '@switchboard/auth-profiles';
 import type { AgentEvent } from '@switchboard/core-loop';
 import type { AssistantMessage } from '@switchboard/hooks';
-import type { EventFilter } from '../protocol/server.ts';
-
-export type Broadcast = (event: string, payload: unknown, filter?: EventFilter) => void;
+import type { Broadcast, EventFilter } from '../access/event-audience.ts';
 
 /** Maps a model error class onto the `errorKind` of `chat` error events (OpenClaw's vocabulary). */
 export function chatErrorKind(

@@ -18,6 +18,7 @@ import {
 import type { AssistantMessage, HookRunner, Logger, Message, Usage } from '@switchboard/hooks';
 import type { ActiveRun, QueuedMessage, RunBatch, SessionEntry, SessionStore } from '@switchboard/sessions';
 import { formatCollectPrompt } from '@switchboard/sessions';
+import type { Broadcast } from '../access/event-audience.ts';
 import type { GatewayConfig } from '../config/schema.ts';
 import { loadFenceParser } from '../delivery/index.ts';
 import type { PromptSectionRegistry } from '../extensions/prompt-sections.ts';
@@ -49,7 +50,7 @@ import { createSessionPreparation } from './run/session-preparation.ts';
 import { createTurnAgent } from './run/turn-agent.ts';
 import { createTurnContextBuilder } from './run/turn-context.ts';
 import { appendTurn, type TurnRecord } from './run/turn-persistence.ts';
-import { type Broadcast, createRunEvents } from './run-events.ts';
+import { createRunEvents } from './run-events.ts';
 import type { RunRegistry } from './runs.ts';
 import { refKey, type TurnInput } from './turn-input.ts';
 

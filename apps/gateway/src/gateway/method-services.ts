@@ -1,8 +1,8 @@
 // Pieces of the protocol methods' services that the gateway composes from its parts.
 import type { PluginLoadReport } from '@switchboard/hooks';
 import type { MethodServices } from '../methods/context.ts';
-import type { Inbound } from './inbound.ts';
-import type { RunRegistry } from './runs.ts';
+import type { Inbound } from '../runtime/inbound.ts';
+import type { RunRegistry } from '../runtime/runs.ts';
 
 /** What `status` shows of the plugins: names loaded, and each failure in words. */
 export function pluginLoadSummary(report: PluginLoadReport): ReturnType<MethodServices['pluginLoadReport']> {

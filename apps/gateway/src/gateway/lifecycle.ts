@@ -4,8 +4,8 @@
 import type { Logger, PluginRegistry } from '@switchboard/hooks';
 import type { SessionDispatcher, SessionStore } from '@switchboard/sessions';
 import type { ProtocolServer } from '../protocol/server.ts';
-import type { ChannelManager } from './channels.ts';
-import type { TurnInput } from './turn-input.ts';
+import type { ChannelManager } from '../runtime/channels.ts';
+import type { TurnInput } from '../runtime/turn-input.ts';
 
 export interface GatewayCloseOptions {
   /** Marks the gateway as shutting down (new work is refused from then on). */
@@ -16,7 +16,7 @@ export interface GatewayCloseOptions {
   readonly registry: PluginRegistry;
   /** Aborted once gateway_stop has run (the signal gateway_start received). */
   readonly gatewaySignal: AbortController;
-  readonly server: () => ProtocolServer | undefined;
+  readonly server: ProtocolServer;
   readonly channels: ChannelManager;
   /** The extensions' stop callbacks (MCP connections, schedulers, …): after the channels, before the store. */
   readonly stopExtensions: () => Promise<void>;
@@ -43,7 +43,7 @@ export function createGatewayClose(
       if (hooks.has('gateway_stop'))
         await hooks.run('gateway_stop', { reason: reason === 'restart' ? 'restart' : 'shutdown' });
       options.gatewaySignal.abort();
-      await options.server()?.close(reason);
+      await options.server.close(reason);
       await options.channels.stop();
       await options.stopExtensions();
       await options.registry.unregisterAll();

@@ -2,9 +2,9 @@
 // checked against the gateway token when they ask for it, then the WebChat page.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PluginRegistry } from '@switchboard/hooks';
-import { tokensMatch } from '../protocol/server.ts';
+import { tokensMatch } from '../protocol/handshake.ts';
+import type { ChannelManager } from '../runtime/channels.ts';
 import { createWebChat } from '../webchat/index.ts';
-import type { ChannelManager } from './channels.ts';
 
 export interface GatewayHttpOptions {
   readonly registry: PluginRegistry;
