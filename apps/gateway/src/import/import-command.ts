@@ -3,9 +3,10 @@ import type { CliIo } from '../cli/io.ts';
 import { exitCodes } from '../cli/io.ts';
 import { resolveStateDirectory } from '../state/state-directory.ts';
 import { ImportError } from './errors.ts';
-import { importOpenClaw, importParts, parseOnly } from './import-openclaw.ts';
+import { importOpenClaw, parseOnly } from './import-openclaw.ts';
 import { defaultOpenClawDirectory } from './openclaw-source.ts';
 import { countReport, formatReport } from './report.ts';
+import { importParts } from './report-types.ts';
 
 const importUsage = `Usage: switchboard import openclaw [--from DIR] [--dry-run] [--only PARTS] [--force]
                                   [--state-dir DIR] [--json]

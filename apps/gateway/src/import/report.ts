@@ -1,7 +1,7 @@
 // The import report for people: one section per part, one line per key, profile, sender,
 // session or job, and the counts. It names key paths and ids, never a secret's value.
 import { formatProblems } from '../config/errors.ts';
-import type { ImportReport, ReportStatus } from './import-openclaw.ts';
+import type { ImportReport, ReportStatus } from './report-types.ts';
 
 const labels: Readonly<Record<ReportStatus, string>> = {
   mapped: 'mapped',

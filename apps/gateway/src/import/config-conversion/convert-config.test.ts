@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { convertOpenClawConfig } from './config-conversion.ts';
+import { convertOpenClawConfig } from './convert-config.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'switchboard-config-conversion-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
