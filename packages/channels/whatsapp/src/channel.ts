@@ -7,12 +7,9 @@ import {
   unreferencedTimers,
 } from '@switchboard/hooks';
 import { normalizeAllowEntry } from './address.ts';
-import {
-  type BaileysAccountDependencies,
-  type MediaDownloader,
-  startBaileysAccount,
-} from './baileys/account.ts';
+import { type BaileysAccountDependencies, startBaileysAccount } from './baileys/account.ts';
 import type { BaileysConnectionState } from './baileys/connection.ts';
+import type { MediaDownloader } from './baileys/media.ts';
 import type { MakeWhatsAppSocket } from './baileys/socket.ts';
 import { resolveSocketFactory } from './baileys/socket-factory.ts';
 import { startCloudAccount } from './cloud/account.ts';

@@ -10,7 +10,6 @@ export {
   toE164,
   userIdFromJid,
 } from './address.ts';
-export type { MediaDownloader } from './baileys/account.ts';
 export {
   type BackoffPolicy,
   type BaileysConnectionState,
@@ -18,6 +17,7 @@ export {
   describeState,
   disconnectReasons,
 } from './baileys/connection.ts';
+export type { MediaDownloader } from './baileys/media.ts';
 export { encodeQr, type QrCode, renderQrForTerminal } from './baileys/qr-code.ts';
 export type { MakeWhatsAppSocket, WhatsAppSocket, WhatsAppSocketConfig } from './baileys/socket.ts';
 export { testSocketFactoryVariable } from './baileys/socket-factory.ts';

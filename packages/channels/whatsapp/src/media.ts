@@ -1,6 +1,6 @@
-// Inbound media: saved in the account's data directory (mode 0600), handed to the gateway as a path.
+// Media sizes and where inbound media is saved: the account's data directory (mode 0600),
+// written only when the gateway asks for an admitted message's media (decision 0026).
 import { randomBytes } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { WhatsAppError } from './errors.ts';
 
@@ -39,19 +39,19 @@ export function checkMediaSize(sizeBytes: number | undefined, maxMb: number, wha
   }
 }
 
-/** Writes downloaded bytes to `<dataDirectory>/media/<message>-<n><ext>` and returns the path. */
-export async function saveInboundMedia(
+/** Where an inbound attachment is downloaded to: `<dataDirectory>/media/<message>-<n><ext>`. */
+export function inboundMediaPath(
   dataDirectory: string,
   messageId: string,
   index: number,
-  bytes: Uint8Array,
   mimeType: string | undefined,
   fileName?: string,
-): Promise<string> {
-  const folder = join(dataDirectory, 'media');
-  await mkdir(folder, { recursive: true, mode: 0o700 });
+): string {
   const safeId = messageId.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 80) || randomBytes(6).toString('hex');
-  const path = join(folder, `${safeId}-${index}${extensionFor(mimeType, fileName)}`);
-  await writeFile(path, bytes, { mode: 0o600 });
-  return path;
+  return join(dataDirectory, 'media', `${safeId}-${index}${extensionFor(mimeType, fileName)}`);
+}
+
+/** The limit in bytes of `mediaMaxMb`. */
+export function mediaMaxBytes(maxMb: number): number {
+  return Math.floor(maxMb * 1024 * 1024);
 }

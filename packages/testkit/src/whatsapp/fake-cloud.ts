@@ -87,6 +87,7 @@ export function createFakeWhatsAppCloud(options: FakeWhatsAppCloudOptions = {}):
     reads: () => [...world.reads],
     uploads: () => world.uploads(),
     unauthorizedRequests: () => world.unauthorized,
+    mediaDownloads: () => [...server.mediaDownloads],
   };
   return cloud;
 }

@@ -95,6 +95,7 @@ export function createFakeWhatsApp(options: FakeWhatsAppOptions = {}): FakeWhats
     refuseNextConnections: (count, statusCode) => connections.refuseNextConnections(count, statusCode),
     rateLimitNextSends: (count, retryAfterSeconds) => requests.rateLimit.limitNext(count, retryAfterSeconds),
     rateLimitedSends: () => requests.rateLimit.refused,
+    mediaDownloads: () => [...server.mediaDownloads],
     get link() {
       return connections.link;
     },

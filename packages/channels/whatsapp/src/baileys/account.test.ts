@@ -1,7 +1,7 @@
 // The baileys transport end to end: the channel drives testkit's fake Baileys socket (real
 // Baileys event buffer, message protobufs, generateWAMessage and media crypto) connected to a
 // FakeWhatsApp world over 127.0.0.1.
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { type ChannelAccount, type InboundMessage, sendWithRetry } from '@switchboard/hooks';
 import { createFakeWhatsApp, type FakeWhatsApp, type FakeWhatsAppUser } from '@switchboard/testkit/whatsapp';
@@ -251,8 +251,8 @@ describe('inbound', () => {
     });
   });
 
-  it('downloads inbound media with the real crypto into the data directory (0600)', async () => {
-    const { test } = await startAccount();
+  it('describes inbound media without downloading it; downloadMedia decrypts it into the data directory (0600)', async () => {
+    const { test, account } = await startAccount();
     await world.sendMedia(alice.phone, {
       kind: 'image',
       bytes: png,
@@ -263,13 +263,56 @@ describe('inbound', () => {
     expect(message?.text).toBe('a pixel');
     const media = message?.media?.[0];
     expect(media).toMatchObject({ kind: 'image', mimeType: 'image/png', sizeBytes: png.byteLength });
-    expect(new Uint8Array(readFileSync(media!.path!))).toEqual(png);
-    expect(statSync(media!.path!).mode & 0o777).toBe(0o600);
-    expect(media!.path!.startsWith(test.dataDirectory)).toBe(true);
+    expect(media?.path).toBeUndefined();
+    expect(world.mediaDownloads()).toEqual([]);
+    expect(existsSync(join(test.dataDirectory, 'media'))).toBe(false);
+    // The journal keeps `raw` without key material; the reference carries what the download needs.
+    expect(JSON.stringify(message?.raw)).not.toMatch(/"mediaKey":/);
+    expect(JSON.stringify(media?.reference)).toMatch(/"mediaKey":"[A-Za-z0-9+/=]+"/);
+
+    // Through JSON, as a journaled message comes back after a restart.
+    const downloaded = await account.downloadMedia!(JSON.parse(JSON.stringify(media)), {
+      maxBytes: 1024 * 1024,
+      signal: new AbortController().signal,
+    });
+    expect(downloaded.sizeBytes).toBe(png.byteLength);
+    expect(new Uint8Array(readFileSync(downloaded.path))).toEqual(png);
+    expect(statSync(downloaded.path).mode & 0o777).toBe(0o600);
+    expect(downloaded.path.startsWith(join(test.dataDirectory, 'media'))).toBe(true);
+    expect(world.mediaDownloads().map((download) => download.status)).toEqual([200]);
   });
 
-  it('passes a message on with its caption when the download fails (expired media)', async () => {
-    const { test } = await startAccount(
+  it('stops decrypting a download once it passes the limit, before the whole file crossed the socket', async () => {
+    const { test, account } = await startAccount();
+    const size = 24 * 1024 * 1024;
+    await world.sendMedia(alice.phone, {
+      kind: 'document',
+      bytes: new Uint8Array(size).fill(5),
+      mimeType: 'application/pdf',
+      fileName: 'huge.pdf',
+    });
+    const [message] = await test.waitForReceived(1);
+    // WhatsApp states the size; a description without it must still be stopped mid-stream.
+    const { sizeBytes: _declared, ...undeclared } = message!.media![0]!;
+    await expect(
+      account.downloadMedia!(undeclared, { maxBytes: 256 * 1024, signal: new AbortController().signal }),
+    ).rejects.toMatchObject({ code: 'MEDIA_TOO_LARGE', details: { maxBytes: 256 * 1024 } });
+    const [download] = world.mediaDownloads();
+    expect(download?.bytesSent).toBeGreaterThan(256 * 1024);
+    expect(download?.bytesSent).toBeLessThan(size / 2);
+    expect(readdirSync(join(test.dataDirectory, 'media'))).toEqual([]);
+    // With the size declared, nothing is fetched at all.
+    await expect(
+      account.downloadMedia!(message!.media![0]!, {
+        maxBytes: 256 * 1024,
+        signal: new AbortController().signal,
+      }),
+    ).rejects.toMatchObject({ code: 'MEDIA_TOO_LARGE', details: { sizeBytes: size } });
+    expect(world.mediaDownloads()).toHaveLength(1);
+  });
+
+  it('rejects with MEDIA_DOWNLOAD_FAILED when the download fails (expired media)', async () => {
+    const { test, account } = await startAccount(
       {},
       {
         downloadMedia: async () => {
@@ -280,11 +323,19 @@ describe('inbound', () => {
     await world.sendMedia(alice.phone, { kind: 'image', bytes: png, mimeType: 'image/png', caption: 'look' });
     const [message] = await test.waitForReceived(1);
     expect(message?.text).toBe('look');
-    expect(message?.media).toBeUndefined();
+    await expect(
+      account.downloadMedia!(message!.media![0]!, {
+        maxBytes: 1024 * 1024,
+        signal: new AbortController().signal,
+      }),
+    ).rejects.toMatchObject({
+      code: 'MEDIA_DOWNLOAD_FAILED',
+      message: expect.stringContaining('media expired (410)'),
+    });
   });
 
-  it('passes a message on without an attachment over mediaMaxMb, with a placeholder', async () => {
-    const { test } = await startAccount({ mediaMaxMb: 0.001 });
+  it('hands over a media-only message over mediaMaxMb described, and refuses to download it', async () => {
+    const { test, account } = await startAccount({ mediaMaxMb: 0.001 });
     await world.sendMedia(alice.phone, {
       kind: 'document',
       bytes: new Uint8Array(4096),
@@ -292,8 +343,15 @@ describe('inbound', () => {
       fileName: 'big.pdf',
     });
     const [message] = await test.waitForReceived(1);
-    expect(message?.media).toBeUndefined();
-    expect(message?.text).toBe('<media:document>');
+    expect(message?.text).toBe('');
+    expect(message?.media?.[0]).toMatchObject({ kind: 'document', fileName: 'big.pdf', sizeBytes: 4096 });
+    await expect(
+      account.downloadMedia!(message!.media![0]!, {
+        maxBytes: 1024 * 1024,
+        signal: new AbortController().signal,
+      }),
+    ).rejects.toMatchObject({ code: 'MEDIA_TOO_LARGE', details: { sizeBytes: 4096, maxBytes: 1048 } });
+    expect(world.mediaDownloads()).toEqual([]);
   });
 });
 

@@ -6,7 +6,6 @@ import {
   type ChannelAccount,
   type ChannelStartContext,
   type ConversationTarget,
-  type InboundMedia,
   type InboundMessage,
   type OutboundMedia,
   type OutboundMessage,
@@ -25,7 +24,7 @@ import { jidFromPeerId, userIdFromJid } from '../address.ts';
 import type { WhatsAppAccountConfig } from '../config.ts';
 import { WhatsAppError } from '../errors.ts';
 import { markdownToWhatsApp, renderWhatsAppMessages } from '../format.ts';
-import { checkMediaSize, saveInboundMedia } from '../media.ts';
+import { checkMediaSize, mediaMaxBytes } from '../media.ts';
 import {
   classifyingRateLimits,
   permanentAfterPartialDelivery,
@@ -45,11 +44,9 @@ import {
 } from './connection.ts';
 import { bareJid, convertInbound } from './inbound.ts';
 import { toBaileysLogger } from './logger.ts';
+import { baileysMediaReference, downloadBaileysMedia, type MediaDownloader } from './media.ts';
 import { encodeQr, renderQrForTerminal } from './qr-code.ts';
 import type { MakeWhatsAppSocket, WhatsAppSocket } from './socket.ts';
-
-/** Downloads and decrypts an inbound media message (Baileys' `downloadMediaMessage`). */
-export type MediaDownloader = (message: WAMessage, socket: WhatsAppSocket) => Promise<Uint8Array>;
 
 export interface BaileysAccountDependencies {
   readonly makeSocket: MakeWhatsAppSocket;
@@ -89,9 +86,11 @@ export async function startBaileysAccount(
     ((message, socket) =>
       downloadMediaMessage(
         message,
-        'buffer',
+        'stream',
         {},
-        { reuploadRequest: (stale) => socket.updateMediaMessage(stale), logger: baileysLogger },
+        socket === undefined
+          ? undefined
+          : { reuploadRequest: (stale) => socket.updateMediaMessage(stale), logger: baileysLogger },
       ));
   const testNote = dependencies.testModule === undefined ? '' : ' [TEST socket factory]';
   let everOpened = false;
@@ -216,36 +215,9 @@ export async function startBaileysAccount(
     remember(message);
     let inbound: InboundMessage = converted.message;
     if (converted.media !== undefined) {
-      const media = converted.media;
-      try {
-        checkMediaSize(
-          media.sizeBytes,
-          account.mediaMaxMb,
-          `the ${media.kind} in message ${inbound.messageId}`,
-        );
-        const bytes = await download(message, socket);
-        checkMediaSize(
-          bytes.byteLength,
-          account.mediaMaxMb,
-          `the ${media.kind} in message ${inbound.messageId}`,
-        );
-        const path = await saveInboundMedia(
-          context.dataDirectory,
-          inbound.messageId,
-          0,
-          bytes,
-          media.mimeType,
-          media.fileName,
-        );
-        const saved: InboundMedia = { ...media, sizeBytes: bytes.byteLength, path };
-        inbound = { ...inbound, media: [saved] };
-      } catch (error) {
-        logger.warn('could not download WhatsApp media; passing the message on without it', {
-          messageId: inbound.messageId,
-          error: error instanceof Error ? error.message : String(error),
-        });
-        if (inbound.text === '') inbound = { ...inbound, text: `<media:${media.kind}>` };
-      }
+      // Described only: the gateway downloads it if it admits the message (decision 0026).
+      const reference = baileysMediaReference(message);
+      if (reference !== undefined) inbound = { ...inbound, media: [{ ...converted.media, reference }] };
     }
     const outcome = await receiveWithRetry(inbound);
     if (outcome === undefined) return;
@@ -549,6 +521,13 @@ export async function startBaileysAccount(
     sendRetry: sendRetryOf(dependencies.rateLimitRetry),
     typing,
     stopTyping,
+    downloadMedia: (media, request) =>
+      downloadBaileysMedia(media, request, {
+        dataDirectory: context.dataDirectory,
+        maxBytes: mediaMaxBytes(account.mediaMaxMb),
+        download,
+        socket: () => supervisor.openSocket(),
+      }),
     async stop() {
       await stopAll();
       status.set({ state: 'stopped' });

@@ -1,6 +1,7 @@
 // The cloud transport end to end: the account's webhook route served on 127.0.0.1, testkit's
 // FakeWhatsAppCloud sending signed webhooks to it and answering its Graph API calls.
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { type ChannelAccount, sendWithRetry } from '@switchboard/hooks';
 import { createFakeWhatsAppCloud, type FakeWhatsAppCloud } from '@switchboard/testkit/whatsapp';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -158,8 +159,8 @@ describe('the Cloud API webhook', () => {
     expect(test.received.map((message) => message.text)).toEqual(['ours']);
   });
 
-  it('downloads inbound media through the Graph API into the data directory', async () => {
-    const { test } = await startCloud();
+  it('describes inbound media without downloading it; downloadMedia fetches it through the Graph API', async () => {
+    const { test, account } = await startCloud();
     const bytes = new TextEncoder().encode('%PDF-1.4 a tiny pdf');
     await cloud.sendMedia(alice, {
       kind: 'document',
@@ -176,15 +177,40 @@ describe('the Cloud API webhook', () => {
     const [document, voice] = test.received;
     expect(document).toMatchObject({
       text: 'please read',
-      media: [
-        { kind: 'document', mimeType: 'application/pdf', fileName: 'terms.pdf', sizeBytes: bytes.byteLength },
-      ],
+      media: [{ kind: 'document', mimeType: 'application/pdf', fileName: 'terms.pdf' }],
     });
-    expect(new Uint8Array(readFileSync(document!.media![0]!.path!))).toEqual(bytes);
-    expect(statSync(document!.media![0]!.path!).mode & 0o777).toBe(0o600);
-    expect(voice?.media?.[0]).toMatchObject({ kind: 'voice', sizeBytes: 3 });
-    expect(voice?.media?.[0]?.path?.endsWith('.ogg')).toBe(true);
+    expect(document?.media?.[0]?.path).toBeUndefined();
+    expect(voice?.media?.[0]).toMatchObject({ kind: 'voice' });
+    expect(cloud.mediaDownloads()).toEqual([]);
+    expect(existsSync(join(test.dataDirectory, 'media'))).toBe(false);
+
+    const signal = new AbortController().signal;
+    // Through JSON, as a journaled message comes back after a restart.
+    const pdf = await account.downloadMedia!(JSON.parse(JSON.stringify(document!.media![0])), {
+      maxBytes: 1024 * 1024,
+      signal,
+    });
+    expect(pdf).toMatchObject({ sizeBytes: bytes.byteLength, mimeType: 'application/pdf' });
+    expect(new Uint8Array(readFileSync(pdf.path))).toEqual(bytes);
+    expect(statSync(pdf.path).mode & 0o777).toBe(0o600);
+    const ogg = await account.downloadMedia!(voice!.media![0]!, { maxBytes: 1024 * 1024, signal });
+    expect(ogg.sizeBytes).toBe(3);
+    expect(ogg.path.endsWith('.ogg')).toBe(true);
+    expect(cloud.mediaDownloads().map((download) => download.status)).toEqual([200, 200]);
     expect(cloud.unauthorizedRequests()).toBe(0);
+  });
+
+  it('refuses media over the limit by the size the Graph API states, before downloading a byte', async () => {
+    const { test, account } = await startCloud();
+    await cloud.sendMedia(alice, { kind: 'image', bytes: new Uint8Array(64 * 1024), mimeType: 'image/jpeg' });
+    const [message] = test.received;
+    await expect(
+      account.downloadMedia!(message!.media![0]!, { maxBytes: 1024, signal: new AbortController().signal }),
+    ).rejects.toMatchObject({
+      code: 'MEDIA_TOO_LARGE',
+      message: expect.stringContaining('64 KB (65536 bytes); the limit is 1 KB (1024 bytes)'),
+    });
+    expect(cloud.mediaDownloads()).toEqual([]);
   });
 
   it('marks group messages mentioned by @number or by a reply to the business', async () => {

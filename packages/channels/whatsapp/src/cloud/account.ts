@@ -2,22 +2,26 @@
 // arrives on a webhook route of the gateway's own HTTP server; outbound goes to the Graph API.
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import type {
-  ChannelAccount,
-  ChannelStartContext,
-  ConversationTarget,
-  InboundMedia,
-  InboundMessage,
-  MediaKind,
-  OutboundMedia,
-  OutboundMessage,
-  ReceiveOutcome,
+import {
+  assertDeclaredSize,
+  type ChannelAccount,
+  type ChannelStartContext,
+  type ConversationTarget,
+  type DownloadedMedia,
+  type InboundMedia,
+  type InboundMessage,
+  type MediaDownloadOptions,
+  MediaError,
+  type MediaKind,
+  type OutboundMedia,
+  type OutboundMessage,
+  type ReceiveOutcome,
 } from '@switchboard/hooks';
 import { cloudRecipientFromPeerId, toE164 } from '../address.ts';
 import type { WhatsAppAccountConfig } from '../config.ts';
 import { WhatsAppError } from '../errors.ts';
 import { markdownToWhatsApp, renderWhatsAppMessages } from '../format.ts';
-import { checkMediaSize, saveInboundMedia } from '../media.ts';
+import { checkMediaSize, inboundMediaPath, mediaMaxBytes } from '../media.ts';
 import {
   classifyingRateLimits,
   permanentAfterPartialDelivery,
@@ -91,34 +95,45 @@ export async function startCloudAccount(
 
   // --- inbound --------------------------------------------------------------------------
 
+  /** The description of a media object of a webhook message (decision 0026): nothing is fetched. */
+  const describeMedia = (media: CloudMediaObject, kind: MediaKind): InboundMedia => ({
+    kind,
+    ...(media.mime_type === undefined ? {} : { mimeType: media.mime_type }),
+    ...(media.filename === undefined ? {} : { fileName: media.filename }),
+    reference: { mediaId: media.id, ...(media.sha256 === undefined ? {} : { sha256: media.sha256 }) },
+  });
+
+  /** ChannelAccount.downloadMedia: the media URL from the Graph API, then the bytes streamed to a file. */
   const downloadMedia = async (
-    messageId: string,
-    media: CloudMediaObject,
-    kind: MediaKind,
-  ): Promise<InboundMedia> => {
-    const info = await graph.mediaInfo(media.id);
-    const declared = info.file_size === undefined ? undefined : Number(info.file_size);
-    checkMediaSize(declared, account.mediaMaxMb, `the ${kind} in message ${messageId}`);
-    const bytes = await graph.downloadMedia(
-      { ...info, ...(media.sha256 === undefined ? {} : { sha256: media.sha256 }) },
-      account.mediaMaxMb * 1024 * 1024,
-    );
-    const mimeType = media.mime_type ?? info.mime_type;
-    const pathOnDisk = await saveInboundMedia(
-      context.dataDirectory,
-      messageId,
-      0,
-      bytes,
-      mimeType,
-      media.filename,
-    );
-    return {
-      kind,
-      ...(mimeType === undefined ? {} : { mimeType }),
-      ...(media.filename === undefined ? {} : { fileName: media.filename }),
-      sizeBytes: bytes.byteLength,
-      path: pathOnDisk,
-    };
+    media: InboundMedia,
+    request: MediaDownloadOptions,
+  ): Promise<DownloadedMedia> => {
+    const reference = media.reference as Record<string, unknown> | null | undefined;
+    const mediaId = typeof reference === 'object' && reference !== null ? reference.mediaId : undefined;
+    const sha256 = typeof reference === 'object' && reference !== null ? reference.sha256 : undefined;
+    if (typeof mediaId !== 'string')
+      throw new MediaError(
+        'MEDIA_INVALID_REFERENCE',
+        `a WhatsApp Cloud ${media.kind} has no media id reference: ${JSON.stringify(media.reference)}`,
+      );
+    const maxBytes = Math.min(request.maxBytes, mediaMaxBytes(account.mediaMaxMb));
+    const what = `WhatsApp ${media.kind}${media.fileName === undefined ? '' : ` ${media.fileName}`} (media ${mediaId})`;
+    assertDeclaredSize(what, media.sizeBytes, maxBytes);
+    try {
+      const info = await graph.mediaInfo(mediaId);
+      assertDeclaredSize(what, info.file_size === undefined ? undefined : Number(info.file_size), maxBytes);
+      const mimeType = media.mimeType ?? info.mime_type;
+      const path = inboundMediaPath(context.dataDirectory, mediaId, 0, mimeType, media.fileName);
+      const sizeBytes = await graph.downloadMediaToFile(
+        { ...info, ...(typeof sha256 === 'string' ? { sha256 } : {}) },
+        path,
+        { maxBytes, signal: request.signal, what },
+      );
+      return { path, sizeBytes, ...(mimeType === undefined ? {} : { mimeType }) };
+    } catch (error) {
+      if (error instanceof MediaError || error instanceof WhatsAppError) throw error;
+      throw toWhatsAppError(error, `downloading ${what}`);
+    }
   };
 
   const convert = async (
@@ -134,15 +149,8 @@ export async function startCloudAccount(
       if (object === undefined) return undefined;
       text = object.caption ?? '';
       const kind: MediaKind = mediaType === 'audio' && object.voice === true ? 'voice' : mediaType;
-      try {
-        media = await downloadMedia(message.id, object, kind);
-      } catch (error) {
-        logger.warn('could not download WhatsApp Cloud media; passing the message on without it', {
-          messageId: message.id,
-          error: error instanceof Error ? error.message : String(error),
-        });
-        if (text === '') text = `<media:${kind}>`;
-      }
+      // Described only: the gateway downloads it if it admits the message (decision 0026).
+      media = describeMedia(object, kind);
     } else if (message.type === 'location' && message.location !== undefined) {
       const place = [message.location.name, message.location.address].filter(Boolean).join(', ');
       text = `[location] ${message.location.latitude ?? '?'}, ${message.location.longitude ?? '?'}${place === '' ? '' : ` (${place})`}`;
@@ -443,6 +451,7 @@ export async function startCloudAccount(
     // Retried by the gateway (decision 0023): a rate limit carries WhatsApp's wait.
     sendRetry: sendRetryOf(dependencies.rateLimitRetry),
     typing,
+    downloadMedia,
     async stop() {
       status.set({ state: 'stopped' });
     },

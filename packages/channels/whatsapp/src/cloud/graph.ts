@@ -1,5 +1,7 @@
 // A small client for the parts of Meta's Graph API the Cloud transport uses.
 import { createHash } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { assertDeclaredSize, writeBoundedStream } from '@switchboard/hooks';
 import { WhatsAppError } from '../errors.ts';
 
 /** The error object of a Graph API response. */
@@ -120,8 +122,16 @@ export interface GraphClient {
   /** Marks a message read, optionally showing the typing indicator (up to 25 s). */
   markRead(messageId: string, typing: boolean): Promise<void>;
   mediaInfo(mediaId: string): Promise<GraphMediaInfo>;
-  /** Downloads a media URL (with the token), refusing more than `maxBytes`, checking `sha256`. */
-  downloadMedia(info: GraphMediaInfo, maxBytes: number): Promise<Uint8Array>;
+  /**
+   * Streams a media URL (with the token) into the file `path`, stopping as soon as more than
+   * `maxBytes` arrived (`MEDIA_TOO_LARGE`) and checking `sha256` (no file is left on a
+   * mismatch). Resolves with the size.
+   */
+  downloadMediaToFile(
+    info: GraphMediaInfo,
+    path: string,
+    limits: { readonly maxBytes: number; readonly signal: AbortSignal; readonly what: string },
+  ): Promise<number>;
   /** `POST /<phone-number-id>/media` (multipart); resolves with the media id. */
   uploadMedia(bytes: Uint8Array, mimeType: string, fileName: string): Promise<string>;
 }
@@ -209,38 +219,38 @@ export function createGraphClient(options: GraphClientOptions): GraphClient {
       }
       return body;
     },
-    async downloadMedia(info, maxBytes) {
-      const response = await options.fetch(info.url, { headers: { authorization }, signal: options.signal });
+    async downloadMediaToFile(info, path, { maxBytes, signal, what }) {
+      const response = await options.fetch(info.url, {
+        headers: { authorization },
+        signal: AbortSignal.any([options.signal, signal]),
+      });
       if (!response.ok || response.body === null) {
+        await response.body?.cancel().catch(() => undefined);
         throw new GraphRequestError(response.status, undefined, `GET media ${new URL(info.url).pathname}`);
       }
-      const chunks: Uint8Array[] = [];
-      let size = 0;
-      const reader = response.body.getReader();
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        size += value.byteLength;
-        if (size > maxBytes) {
-          await reader.cancel().catch(() => undefined);
-          throw new WhatsAppError(
-            'WHATSAPP_MEDIA_TOO_LARGE',
-            `an inbound attachment is larger than mediaMaxMb (${Math.round(maxBytes / 1024 / 1024)} MB)`,
-          );
-        }
-        chunks.push(value);
+      const body = response.body;
+      try {
+        assertDeclaredSize(what, Number(response.headers.get('content-length') ?? Number.NaN), maxBytes);
+      } catch (error) {
+        await body.cancel().catch(() => undefined);
+        throw error;
       }
-      const bytes = Buffer.concat(chunks);
+      const hash = createHash('sha256');
+      async function* hashed(): AsyncGenerator<Uint8Array> {
+        for await (const chunk of body) {
+          hash.update(chunk);
+          yield chunk;
+        }
+      }
+      const size = await writeBoundedStream(hashed(), path, { maxBytes, what, signal });
       if (info.sha256 !== undefined && info.sha256 !== '') {
-        const digest = createHash('sha256').update(bytes).digest();
+        const digest = hash.digest();
         if (info.sha256 !== digest.toString('hex') && info.sha256 !== digest.toString('base64')) {
-          throw new WhatsAppError(
-            'WHATSAPP_MEDIA_FAILED',
-            'a downloaded attachment does not match its sha256',
-          );
+          await rm(path, { force: true });
+          throw new WhatsAppError('WHATSAPP_MEDIA_FAILED', `${what} does not match its sha256`);
         }
       }
-      return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      return size;
     },
     async uploadMedia(bytes, mimeType, fileName) {
       const form = new FormData();

@@ -24,6 +24,8 @@ export interface WhatsAppServerOptions {
 export class WhatsAppServer {
   readonly #options: WhatsAppServerOptions;
   readonly #cdn = new Map<string, Buffer>();
+  /** Every GET of the CDN, with the bytes the socket took. */
+  readonly mediaDownloads: Array<{ id: string; status: number; bytesSent: number }> = [];
   #server: Server | undefined;
   #sockets: WebSocketServer | undefined;
   #port = 0;
@@ -112,10 +114,28 @@ export class WhatsAppServer {
     }
     const match = /^\/cdn\/([0-9a-f]+)$/.exec(url.pathname);
     const bytes = match === null ? undefined : this.#cdn.get(match[1]!);
+    if (request.method === 'GET' && match !== null) {
+      const download = { id: match[1]!, status: bytes === undefined ? 404 : 200, bytesSent: 0 };
+      this.mediaDownloads.push(download);
+      this.#options.notify();
+    }
     if (request.method === 'GET' && bytes !== undefined) {
-      response
-        .writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': bytes.length })
-        .end(bytes);
+      const download = this.mediaDownloads.at(-1)!;
+      response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': bytes.length });
+      // In chunks with backpressure, counting what the socket took (a test sees an early stop).
+      const pump = (): void => {
+        while (download.bytesSent < bytes.length && !response.destroyed) {
+          const chunk = bytes.subarray(download.bytesSent, download.bytesSent + 64 * 1024);
+          download.bytesSent += chunk.length;
+          if (!response.write(chunk)) {
+            response.once('drain', pump);
+            return;
+          }
+        }
+        if (!response.destroyed) response.end();
+        this.#options.notify();
+      };
+      pump();
       return;
     }
     response.writeHead(404, { 'content-type': 'text/plain' }).end('not found');

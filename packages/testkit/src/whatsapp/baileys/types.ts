@@ -80,6 +80,14 @@ export interface FakeWhatsAppLinkState {
   readonly logins: number;
 }
 
+/** A GET of encrypted media on the fake CDN (`/cdn/<id>`). */
+export interface FakeWhatsAppMediaDownload {
+  readonly id: string;
+  readonly status: number;
+  /** The bytes handed to the socket: sent in 64 KiB chunks with backpressure, stopped when the client hangs up. */
+  readonly bytesSent: number;
+}
+
 export interface FakeWhatsApp {
   start(): Promise<FakeWhatsApp>;
   close(): Promise<void>;
@@ -123,6 +131,8 @@ export interface FakeWhatsApp {
   /** The next `count` sends are refused with 429 rate-overlimit and this retry-after. */
   rateLimitNextSends(count: number, retryAfterSeconds: number): void;
   rateLimitedSends(): number;
+  /** Every download from the media CDN (inbound attachments and the bot's uploads), oldest first. */
+  mediaDownloads(): readonly FakeWhatsAppMediaDownload[];
   readonly link: FakeWhatsAppLinkState;
   waitForLink(
     check: (state: FakeWhatsAppLinkState) => boolean,

@@ -13,6 +13,8 @@ const graphVersionPattern = /^\/v\d+\.\d+(\/.*)$/;
 export class CloudServer {
   readonly #world: CloudWorld;
   readonly #graph: CloudGraphApi;
+  /** Every GET of a media download URL, with the bytes the socket took. */
+  readonly mediaDownloads: Array<{ id: string; status: number; bytesSent: number }> = [];
   #server: Server | undefined;
   #port = 0;
 
@@ -60,17 +62,33 @@ export class CloudServer {
 
   #download(request: IncomingMessage, response: ServerResponse, id: string): void {
     const stored = this.#world.media(id);
+    const download = { id, status: 401, bytesSent: 0 };
+    this.mediaDownloads.push(download);
     if (!this.#world.authorized(request.headers.authorization)) {
       this.#world.unauthorized += 1;
       response.writeHead(401).end();
       return;
     }
     if (stored === undefined) {
+      download.status = 404;
       response.writeHead(404).end();
       return;
     }
-    response
-      .writeHead(200, { 'content-type': stored.mimeType, 'content-length': stored.bytes.length })
-      .end(stored.bytes);
+    download.status = 200;
+    const bytes = stored.bytes;
+    response.writeHead(200, { 'content-type': stored.mimeType, 'content-length': bytes.length });
+    // In chunks with backpressure, counting what the socket took (a test sees an early stop).
+    const pump = (): void => {
+      while (download.bytesSent < bytes.length && !response.destroyed) {
+        const chunk = bytes.subarray(download.bytesSent, download.bytesSent + 64 * 1024);
+        download.bytesSent += chunk.length;
+        if (!response.write(chunk)) {
+          response.once('drain', pump);
+          return;
+        }
+      }
+      if (!response.destroyed) response.end();
+    };
+    pump();
   }
 }

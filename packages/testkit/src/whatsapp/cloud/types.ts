@@ -122,4 +122,10 @@ export interface FakeWhatsAppCloud {
   }>;
   /** Graph requests refused for a missing or wrong token. */
   unauthorizedRequests(): number;
+  /** Every GET of a media download URL (`/media-download/<id>`), with the bytes the socket took. */
+  mediaDownloads(): ReadonlyArray<{
+    readonly id: string;
+    readonly status: number;
+    readonly bytesSent: number;
+  }>;
 }
