@@ -22,7 +22,7 @@ import { createQueueOutcomes } from '../runtime/queue-outcomes.ts';
 import { createTurnRunner } from '../runtime/runner.ts';
 import { createRunRegistry, type RunRegistry } from '../runtime/runs.ts';
 import type { TurnInput } from '../runtime/turn-input.ts';
-import { subagentSettings } from '../subagents/manager.ts';
+import { subagentSettings } from '../subagents/settings.ts';
 import type { GatewayStorage } from './gateway-storage.ts';
 
 export interface RuntimeAssemblyOptions {

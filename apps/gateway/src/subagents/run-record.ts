@@ -67,6 +67,11 @@ export interface SubagentRunStore {
   get(runId: string): Promise<SubagentRunRecord | undefined>;
   put(record: SubagentRunRecord): Promise<void>;
   list(): Promise<SubagentRunRecord[]>;
+  /** Reads the record, applies `change` and puts the result; undefined when there is no record. */
+  update(
+    runId: string,
+    change: (record: SubagentRunRecord) => SubagentRunRecord,
+  ): Promise<SubagentRunRecord | undefined>;
 }
 
 export function createSubagentRunStore(store: StateRecordStore): SubagentRunStore {
@@ -79,6 +84,13 @@ export function createSubagentRunStore(store: StateRecordStore): SubagentRunStor
     },
     async list() {
       return (await store.listState(namespace)).map((entry) => entry.value as SubagentRunRecord);
+    },
+    async update(runId, change) {
+      const record = (await store.getState(namespace, runId))?.value as SubagentRunRecord | undefined;
+      if (record === undefined) return undefined;
+      const next = change(record);
+      await store.putState(namespace, runId, next);
+      return next;
     },
   };
 }
