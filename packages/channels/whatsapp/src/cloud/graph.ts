@@ -237,9 +237,17 @@ export function createGraphClient(options: GraphClientOptions): GraphClient {
       }
       const hash = createHash('sha256');
       async function* hashed(): AsyncGenerator<Uint8Array> {
-        for await (const chunk of body) {
-          hash.update(chunk);
-          yield chunk;
+        const reader = body.getReader();
+        try {
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) return;
+            hash.update(value);
+            yield value;
+          }
+        } finally {
+          // Stopped early (over the limit, aborted): close the connection.
+          await reader.cancel().catch(() => undefined);
         }
       }
       const size = await writeBoundedStream(hashed(), path, { maxBytes, what, signal });
