@@ -4,7 +4,7 @@ import { type ErrorCodeTable, SwitchboardError, type SwitchboardErrorOptions } f
  * Detail codes clients branch on (`error.details.code`). Names match OpenClaw's where the
  * meaning is the same, so its clients react correctly.
  */
-export const gatewayErrorCodes = {
+const gatewayErrorCodes = {
   PROTOCOL_MISMATCH: 'The client and gateway share no protocol version.',
   INVALID_HANDSHAKE: 'The first request on a socket was not a valid `connect`.',
   INVALID_FRAME: 'A frame was not JSON or not a request frame.',

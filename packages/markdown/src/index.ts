@@ -15,7 +15,6 @@ export {
   escapeHtml,
   renderTelegramHtml,
   renderTelegramHtmlChunks,
-  splitTelegramSpans,
   type TelegramHtmlChunk,
   telegramCaptionLimit,
   telegramTextLimit,

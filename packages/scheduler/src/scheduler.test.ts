@@ -1,12 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  createManualTimers,
-  createSqliteSessionStore,
-  type ManualTimers,
-  type SqliteSessionStore,
-} from '@switchboard/sessions';
+import { createSqliteSessionStore, type SqliteSessionStore } from '@switchboard/sessions';
+import { createManualTimers, type ManualTimers } from '@switchboard/sessions/internal';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { SchedulerEvent } from './events.ts';
 import { createScheduler, type RunContext, type RunResult, type Scheduler } from './scheduler.ts';

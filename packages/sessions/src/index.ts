@@ -103,8 +103,8 @@ export {
   type TranscriptRow,
   transcriptFromRow,
 } from './store-rows.ts';
-// For tests of other packages: timers a test advances by hand (the dispatcher's `timers`).
-export { createManualTimers, type ManualTimers, type Timers } from './timers.ts';
+// The dispatcher's clock seam (tests drive it with `@switchboard/sessions/internal`'s manual timers).
+export type { Timers } from './timers.ts';
 // For compaction: how a compaction entry reads in the context.
 export {
   assembleContext,

@@ -1,5 +1,5 @@
 /** Operator scopes, the closed set of OpenClaw's gateway protocol. */
-export const operatorScopes = [
+const operatorScopes = [
   'operator.read',
   'operator.write',
   'operator.admin',

@@ -44,17 +44,17 @@ export interface ReplyStreamOptions {
   readonly toolErrorFallback?: boolean | ((failure: ToolFailure) => string | undefined);
 }
 
-export interface ToolStartInput {
+interface ToolStartInput {
   readonly toolCallId: string;
   readonly toolName: string;
 }
 
 /** What the `message` tool is about to send (recorded as pending until the tool succeeds). */
-export interface MessageToolSendInput extends MessagingSend {
+interface MessageToolSendInput extends MessagingSend {
   readonly toolCallId: string;
 }
 
-export interface ToolEndInput {
+interface ToolEndInput {
   readonly toolCallId: string;
   readonly toolName?: string;
   readonly isError: boolean;
@@ -67,7 +67,7 @@ export interface RunEndInput {
 }
 
 /** The agent-loop events a reply stream consumes, as one discriminated union. */
-export type ReplyStreamEvent =
+type ReplyStreamEvent =
   | { readonly type: 'message_start' }
   | { readonly type: 'text_start'; readonly content?: string }
   | { readonly type: 'text_delta'; readonly delta: string }

@@ -7,6 +7,7 @@ import type { Durability, InboundRecord, SessionStore } from '@switchboard/sessi
 import type { PostgresSessionStore } from '@switchboard/store-postgres';
 import type { GatewayConfig } from '../config/schema.ts';
 import type { ChannelLeaseKeeper } from '../replicas/channel-lease-keeper.ts';
+import type { ReplicaStatusReader } from '../replicas/replica-status.ts';
 import type { createRunRelay } from '../replicas/run-relay.ts';
 import type { createSessionCoordinator } from '../replicas/session-coordinator.ts';
 import { createInboundJournal, type InboundJournal } from '../runtime/journal.ts';
@@ -25,8 +26,8 @@ export interface GatewayStorageOptions {
 
 /** The replicas' coordination, present only when the store is shared (PostgreSQL). */
 export interface ReplicaServices {
-  readonly shared: PostgresSessionStore;
-  readonly module: typeof import('../replicas/index.ts');
+  /** What `status` lists of the replicas and their leases. */
+  readonly readStatus: ReplicaStatusReader;
   readonly channelLeases: ChannelLeaseKeeper;
   readonly relay: RunRelay;
   readonly coordinator: SessionCoordinator;
@@ -64,8 +65,7 @@ async function replicaServices(shared: PostgresSessionStore, logger: Logger): Pr
   const module = await import('../replicas/index.ts');
   const relay = module.createRunRelay({ store: shared, logger });
   return {
-    shared,
-    module,
+    readStatus: module.createReplicaStatusReader(shared),
     channelLeases: module.createChannelLeaseKeeper({ store: shared, logger }),
     relay,
     coordinator: module.createSessionCoordinator({

@@ -68,7 +68,7 @@ export function createProtocolSurface(options: ProtocolSurfaceOptions): Protocol
     ...(replicas === undefined
       ? {}
       : {
-          replicaStatus: replicas.module.createReplicaStatusReader(replicas.shared),
+          replicaStatus: replicas.readStatus,
           abortOnReplica: (sessionKey: string, runId?: string) =>
             replicas.relay.abortRemote(sessionKey, runId),
         }),

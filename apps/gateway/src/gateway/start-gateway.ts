@@ -34,7 +34,6 @@ import { createProtocolSurface } from './protocol-surface.ts';
 import { assembleRuntime } from './runtime-assembly.ts';
 
 export type { GatewayHandle, StartGatewayOptions } from './gateway-options.ts';
-export { resolveBindHost } from './gateway-options.ts';
 
 /** Loads the config and starts the gateway: store, plugins, channels, protocol server, recovery. */
 export async function startGateway(options: StartGatewayOptions = {}): Promise<GatewayHandle> {

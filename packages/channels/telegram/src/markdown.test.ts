@@ -1,4 +1,4 @@
-import { splitTelegramSpans as splitSpans } from '@switchboard/markdown';
+import { splitTelegramSpans as splitSpans } from '@switchboard/markdown/internal';
 import { parseTelegramHtml } from '@switchboard/testkit/telegram';
 import { describe, expect, it } from 'vitest';
 import { markdownToTelegramHtml, parseMarkdown, spansText, truncateSpans } from './markdown.ts';
