@@ -27,6 +27,7 @@ export type {
   FakeWhatsApp,
   FakeWhatsAppLinkState,
   FakeWhatsAppMedia,
+  FakeWhatsAppMediaDownload,
   FakeWhatsAppOptions,
   FakeWhatsAppSendOptions,
   FakeWhatsAppSentMessage,

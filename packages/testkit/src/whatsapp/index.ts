@@ -34,6 +34,7 @@ export {
   type FakeWhatsApp,
   type FakeWhatsAppLinkState,
   type FakeWhatsAppMedia,
+  type FakeWhatsAppMediaDownload,
   type FakeWhatsAppOptions,
   type FakeWhatsAppSendOptions,
   type FakeWhatsAppSentMessage,
