@@ -169,7 +169,6 @@ export {
   MediaError,
   type MediaErrorCode,
   mediaErrorCodes,
-  mediaTooLargeError,
   readBoundedStream,
   writeBoundedStream,
 } from './media.ts';
