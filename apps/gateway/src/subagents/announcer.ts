@@ -4,25 +4,18 @@
 // the reason logged and broadcast. Afterwards the child's session is archived (at once with
 // `cleanup: "delete"`, else after `archiveAfterMinutes`).
 
-import type { Logger } from '@switchboard/hooks';
-import type { SessionStore } from '@switchboard/sessions';
 import type { GatewayConfig } from '../config/schema.ts';
 import { crashPoint } from '../runtime/crash-points.ts';
 import { announcementText, announceSkipToken } from './announcement.ts';
-import type { ManagerState } from './manager-state.ts';
-import { type SubagentRunRecord, type SubagentRunStore, subagentDepth } from './run-record.ts';
+import type { ManagerParts } from './manager-state.ts';
+import { type SubagentRunRecord, subagentDepth } from './run-record.ts';
 import { subagentSettings } from './settings.ts';
 
 const announceRetryDelaysMs = [1000, 5000, 30_000];
 
 /** What the announcer needs from the manager. */
-export interface AnnouncerOptions {
-  readonly state: ManagerState;
-  readonly records: SubagentRunStore;
-  readonly store: SessionStore;
-  readonly logger: Logger;
+export interface AnnouncerOptions extends ManagerParts {
   readonly config: () => GatewayConfig;
-  readonly now: () => number;
   /** Run ids whose result a `wait` collected: discarded, not announced. */
   readonly collected: ReadonlySet<string>;
   /** Settles the run again (after an announcement failed); called from a timer. */

@@ -1,6 +1,18 @@
 // The running state the parts of the subagent manager share: the gateway runtime (once it
 // runs), the stop signal, and the timers that retry announcements and archive sessions.
+import type { Logger } from '@switchboard/hooks';
+import type { SessionStore } from '@switchboard/sessions';
 import type { ExtensionRuntime } from '../extensions/extension.ts';
+import type { SubagentRunStore } from './run-record.ts';
+
+/** What every part of the manager is built with. */
+export interface ManagerParts {
+  readonly state: ManagerState;
+  readonly records: SubagentRunStore;
+  readonly store: SessionStore;
+  readonly logger: Logger;
+  readonly now: () => number;
+}
 
 /**
  * One manager's running state. Contract: `runtime` is set by `start` and never unset;

@@ -2,23 +2,17 @@
 // before a restart) or awaited from the run registry; the record gets the outcome, the end is
 // logged, broadcast and sent to `subagent_ended`, and the result is announced. One settlement
 // per run at a time; a run cut short by a shutdown is left for the next start.
-import type { HookRunner, Logger, SubagentOutcome } from '@switchboard/hooks';
-import type { SessionStore } from '@switchboard/sessions';
+import type { HookRunner, SubagentOutcome } from '@switchboard/hooks';
 import type { RunOutcome } from '../runtime/run/outcome.ts';
 import { storedOutcome } from '../runtime/run/stored-outcome.ts';
 import type { Announcer } from './announcer.ts';
-import type { ManagerState } from './manager-state.ts';
-import type { SubagentRunRecord, SubagentRunStore } from './run-record.ts';
+import type { ManagerParts } from './manager-state.ts';
+import type { SubagentRunRecord } from './run-record.ts';
 
 /** What settlement needs from the manager. */
-export interface SettlementOptions {
-  readonly state: ManagerState;
-  readonly records: SubagentRunStore;
-  readonly store: SessionStore;
-  readonly logger: Logger;
+export interface SettlementOptions extends ManagerParts {
   /** `subagent_ended` goes out through it. */
   readonly hooks: HookRunner;
-  readonly now: () => number;
   readonly announcer: () => Announcer;
 }
 

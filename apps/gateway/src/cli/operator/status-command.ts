@@ -1,5 +1,6 @@
 // `switchboard status`: the running gateway's channels, turns and queue, what it decided not
 // to answer, schedules, replicas, plugins and credential cooldowns, as text or JSON.
+import type { HeartbeatUsageDay } from '../../extensions/scheduler/heartbeat.ts';
 import { formatReplicas } from '../../replicas/replica-status.ts';
 import type { CommandValues } from '../arguments.ts';
 import type { CommandHelpers } from '../command-context.ts';
@@ -68,13 +69,7 @@ function formatSchedules(status: Record<string, unknown>): string[] {
         enabled: boolean;
         jobs: number;
         nextWakeAt?: string;
-        heartbeat: Array<{
-          agentId: string;
-          day: string;
-          runs: number;
-          skipped: number;
-          totalTokens: number;
-        }>;
+        heartbeat: HeartbeatUsageDay[];
       }
     | undefined;
   if (schedules === undefined) return [];
