@@ -334,9 +334,9 @@ async function streamAssistantResponse(state: RunState): Promise<AssistantMessag
     const converted = await (config.convertToLlm ?? defaultConvertToLlm)(history);
     const credential = config.getApiKey ? await config.getApiKey(model.provider) : undefined;
     llmContext = {
-      ...(state.systemPrompt === undefined ? {} : { systemPrompt: state.systemPrompt }),
+      systemPrompt: state.systemPrompt,
       messages: converted,
-      ...(state.toolSpecs === undefined ? {} : { tools: state.toolSpecs }),
+      tools: state.toolSpecs,
     };
     options = { ...config.streamOptions, ...credentialOptions(credential), signal };
   } catch (error) {
@@ -691,7 +691,7 @@ async function finalizeExecuted(
 function emitToolResult(state: RunState, toolCall: ToolCallContent, outcome: Outcome): ToolResultMessage {
   const result: ToolResult = {
     content: outcome.result.content,
-    ...(outcome.result.details === undefined ? {} : { details: outcome.result.details }),
+    details: outcome.result.details,
   };
   state.emit({
     type: 'tool_execution_end',
@@ -705,7 +705,7 @@ function emitToolResult(state: RunState, toolCall: ToolCallContent, outcome: Out
     toolCallId: toolCall.id,
     toolName: toolCall.name,
     content: result.content,
-    ...(result.details === undefined ? {} : { details: result.details }),
+    details: result.details,
     isError: outcome.isError,
     timestamp: state.now(),
   };

@@ -311,8 +311,8 @@ export function classifyModelFailure(input: ModelFailureInput): ModelFailureClas
   const observedTokens = errorClass === 'context_overflow' ? parseObservedTokens(text) : undefined;
   return {
     errorClass,
-    ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
-    ...(observedTokens === undefined ? {} : { observedTokens }),
+    retryAfterMs,
+    observedTokens,
   };
 }
 

@@ -155,8 +155,8 @@ export class ModelError extends SwitchboardError<ModelErrorCode> {
       details: {
         errorClass,
         ...facts,
-        ...(options.provider === undefined ? {} : { provider: options.provider }),
-        ...(options.model === undefined ? {} : { model: options.model }),
+        provider: options.provider,
+        model: options.model,
         ...options.details,
       },
     });
@@ -193,7 +193,7 @@ export class ModelError extends SwitchboardError<ModelErrorCode> {
         ? 'aborted'
         : classifyModelFailure({
             message: text,
-            ...(message.errorDetails?.status === undefined ? {} : { status: message.errorDetails.status }),
+            status: message.errorDetails?.status,
           }).errorClass);
     return new ModelError(errorClass, text, {
       ...message.errorDetails,
@@ -203,6 +203,9 @@ export class ModelError extends SwitchboardError<ModelErrorCode> {
   }
 }
 
+// Keeps the spreads (decision 0028): only the facts that are present become keys, because
+// the providers and `failedCallMessage` store `errorDetails` only when `Object.keys(details)`
+// is non-empty.
 function pickDetails(source: ModelErrorDetails): ModelErrorDetails {
   return {
     ...(source.status === undefined ? {} : { status: source.status }),
@@ -240,8 +243,8 @@ interface ApiErrorShape {
  */
 export function toModelError(error: unknown, options: ToModelErrorOptions = {}): ModelError {
   const identity = {
-    ...(options.provider === undefined ? {} : { provider: options.provider }),
-    ...(options.model === undefined ? {} : { model: options.model }),
+    provider: options.provider,
+    model: options.model,
   };
   if (error instanceof ModelError) return error;
   if (options.signal?.aborted === true) {
@@ -259,10 +262,8 @@ export function toModelError(error: unknown, options: ToModelErrorOptions = {}):
     return new ModelError(classification.errorClass, message, {
       cause: error,
       ...identity,
-      ...(classification.retryAfterMs === undefined ? {} : { retryAfterMs: classification.retryAfterMs }),
-      ...(classification.observedTokens === undefined
-        ? {}
-        : { observedTokens: classification.observedTokens }),
+      retryAfterMs: classification.retryAfterMs,
+      observedTokens: classification.observedTokens,
     });
   }
   const status = typeof shape.status === 'number' ? shape.status : undefined;
@@ -274,10 +275,10 @@ export function toModelError(error: unknown, options: ToModelErrorOptions = {}):
   const text = apiMessage === undefined ? message : `${apiMessage} ${message}`;
   const classification = classifyModelFailure({
     message: text,
-    ...(status === undefined ? {} : { status }),
-    ...(providerType === undefined ? {} : { providerType }),
-    ...(headers === undefined ? {} : { headers }),
-    ...(options.now === undefined ? {} : { now: options.now }),
+    status,
+    providerType,
+    headers,
+    now: options.now,
   });
   const readable =
     apiMessage === undefined
@@ -288,11 +289,11 @@ export function toModelError(error: unknown, options: ToModelErrorOptions = {}):
   return new ModelError(classification.errorClass, readable, {
     cause: error,
     ...identity,
-    ...(status === undefined ? {} : { status }),
-    ...(providerType === undefined ? {} : { providerType }),
-    ...(requestId === undefined ? {} : { requestId }),
-    ...(classification.retryAfterMs === undefined ? {} : { retryAfterMs: classification.retryAfterMs }),
-    ...(classification.observedTokens === undefined ? {} : { observedTokens: classification.observedTokens }),
+    status,
+    providerType,
+    requestId,
+    retryAfterMs: classification.retryAfterMs,
+    observedTokens: classification.observedTokens,
   });
 }
 

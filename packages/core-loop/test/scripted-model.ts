@@ -144,7 +144,7 @@ function play(
         ...snapshot(),
         stopReason: 'error',
         errorMessage: reply.error.message,
-        ...(reply.error.errorClass === undefined ? {} : { errorClass: reply.error.errorClass }),
+        errorClass: reply.error.errorClass,
       },
     });
     return;

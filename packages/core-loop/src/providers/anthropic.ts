@@ -351,7 +351,7 @@ class ResponseBuilder {
       content: this.content.slice(),
       provider: this.#model.provider,
       model: this.#model.id,
-      ...(this.responseId === undefined ? {} : { responseId: this.responseId }),
+      responseId: this.responseId,
       usage: createUsage(
         { input: this.input, output: this.output, cacheRead: this.cacheRead, cacheWrite: this.cacheWrite },
         this.#model.cost,
@@ -615,7 +615,7 @@ async function streamAnthropic(
         {
           type: 'text',
           text: context.systemPrompt,
-          ...(cache === undefined ? {} : { cache_control: cache }),
+          cache_control: cache,
         },
       ];
     }
@@ -676,7 +676,7 @@ async function streamAnthropic(
               ...identity,
             })
           : toModelError(thrown, {
-              ...(outerSignal === undefined ? {} : { signal: outerSignal }),
+              signal: outerSignal,
               provider: model.provider,
               model: model.id,
               now,
