@@ -40,7 +40,7 @@ export function failureReasonOf(error: ModelError): ProfileFailureReason | undef
 
 /** A fresh state: no use, no failures. */
 export function emptyProfileState(fingerprint?: string): ProfileRuntimeState {
-  return { version: 1, ...(fingerprint === undefined ? {} : { fingerprint }), failureCounts: {}, models: {} };
+  return { version: 1, fingerprint, failureCounts: {}, models: {} };
 }
 
 /** Facts of one failure that the window length depends on. */
@@ -193,7 +193,7 @@ export function recordSuccess(
   delete models[model];
   return {
     version: 1,
-    ...(state.fingerprint === undefined ? {} : { fingerprint: state.fingerprint }),
+    fingerprint: state.fingerprint,
     lastUsed: now,
     failureCounts: {},
     models,

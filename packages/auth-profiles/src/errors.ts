@@ -74,19 +74,18 @@ export class AuthProfilesError extends SwitchboardError<AuthProfilesErrorCode> {
 
   constructor(code: AuthProfilesErrorCode, message: string, options: AuthProfilesErrorOptions = {}) {
     super(code, message, {
-      ...(options.cause === undefined ? {} : { cause: options.cause }),
+      cause: options.cause,
       retryable:
         options.retryable ?? (code === 'AUTH_PROFILES_EXHAUSTED' || code === 'AUTH_PROFILES_ATTEMPT_LIMIT'),
       details: {
         ...options.details,
-        ...(options.problems === undefined ? {} : { problems: options.problems }),
-        ...(options.candidates === undefined ? {} : { candidates: options.candidates }),
-        ...(options.candidate === undefined ? {} : { candidate: options.candidate }),
-        ...(options.retryAt === undefined ? {} : { retryAt: options.retryAt }),
-        ...(options.retryAfterMs === undefined ? {} : { retryAfterMs: options.retryAfterMs }),
-        ...(options.modelError === undefined
-          ? {}
-          : { errorClass: options.modelError.errorClass, modelErrorCode: options.modelError.code }),
+        problems: options.problems,
+        candidates: options.candidates,
+        candidate: options.candidate,
+        retryAt: options.retryAt,
+        retryAfterMs: options.retryAfterMs,
+        errorClass: options.modelError?.errorClass,
+        modelErrorCode: options.modelError?.code,
       },
     });
     this.problems = options.problems ?? [];

@@ -598,7 +598,7 @@ describe('waiting out rate limits inside the run', () => {
   const rateLimited = (retryAfterMs?: number) =>
     new ModelError('rate_limit', '429 rate_limit_error', {
       status: 429,
-      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      retryAfterMs,
     });
 
   /** A manager whose sleep advances the fake clock: the run "waits" without real time passing. */

@@ -70,8 +70,8 @@ export function toAttemptError(
         'unknown',
         'The attempt reported a failure with an assistant message that did not fail.',
         {
-          ...(context.provider === undefined ? {} : { provider: context.provider }),
-          ...(context.model === undefined ? {} : { model: context.model }),
+          provider: context.provider,
+          model: context.model,
         },
       )
     );
@@ -238,7 +238,8 @@ class FailoverRun<T> {
           attempts: this.#attempts,
           candidates,
           ...this.#lastErrorOptions(),
-          ...(soonest === undefined ? {} : { retryAt: soonest.at, retryAfterMs: soonest.at - now }),
+          retryAt: soonest?.at,
+          retryAfterMs: soonest === undefined ? undefined : soonest.at - now,
         });
       }
       await this.#wait({
@@ -246,7 +247,7 @@ class FailoverRun<T> {
         reason: wait.reason,
         provider: wait.candidate.provider,
         model: wait.candidate.model,
-        ...(wait.profileId === undefined ? {} : { profileId: wait.profileId }),
+        profileId: wait.profileId,
         attempt: this.#attempts.length + 1,
       });
     }
@@ -607,7 +608,7 @@ class FailoverRun<T> {
         };
       }
       const error = toAttemptError(outcome.error, {
-        ...(signal === undefined ? {} : { signal }),
+        signal,
         provider: candidate.provider,
         model: candidate.model,
       });
@@ -640,7 +641,7 @@ class FailoverRun<T> {
   #nextPin(profileId: string | undefined): SessionAuthPin | undefined {
     if (this.#pin?.source === 'user' || profileId === undefined) return this.#pin;
     const compactionCount = this.#request.compactionCount;
-    return { profileId, source: 'auto', ...(compactionCount === undefined ? {} : { compactionCount }) };
+    return { profileId, source: 'auto', compactionCount };
   }
 
   #recordAttempt(
@@ -662,7 +663,7 @@ class FailoverRun<T> {
       status: error.status,
       message: error.message,
       action,
-      ...(recorded === undefined ? {} : { recorded }),
+      recorded,
     };
     this.#attempts.push(entry);
     this.#emit({ type: 'attempt_failed', attempt: entry, error });
@@ -698,7 +699,7 @@ class FailoverRun<T> {
       candidate: {
         provider: candidate.provider,
         model: candidate.model,
-        ...(profileId === undefined ? {} : { profileId }),
+        profileId,
       },
     });
   }

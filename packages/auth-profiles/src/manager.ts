@@ -437,8 +437,8 @@ export class AuthProfileManager {
       mode: record.mode,
       source: record.source,
       hasCredential: record.credential !== undefined,
-      ...(record.displayName === undefined ? {} : { displayName: record.displayName }),
-      ...(record.email === undefined ? {} : { email: record.email }),
+      displayName: record.displayName,
+      email: record.email,
     };
   }
 
