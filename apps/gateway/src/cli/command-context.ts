@@ -6,7 +6,7 @@ import { type CliGatewayClient, connectGateway } from './gateway-client.ts';
 import type { CliIo } from './io.ts';
 
 /** The gateway's WebSocket address and the token the CLI would present. */
-export interface GatewayTarget {
+interface GatewayTarget {
   readonly url: string;
   readonly token: string | undefined;
 }
