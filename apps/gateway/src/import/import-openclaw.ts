@@ -19,7 +19,6 @@ import { sessionsPart } from './parts/sessions-part.ts';
 import { workspacePart } from './parts/workspace-part.ts';
 import { type ImportPart, type ImportReport, importParts, type PartReport } from './report-types.ts';
 
-
 interface ImportOpenClawOptions {
   /** The OpenClaw state directory. */
   readonly from: string;
