@@ -222,11 +222,11 @@ export function createCompactor(options: CompactorOptions): Compactor {
   ): ContextEstimate =>
     estimateContext({
       messages: contextMessages(loaded),
-      ...(call.pending === undefined ? {} : { pending: call.pending }),
-      ...(call.systemPrompt === undefined ? {} : { systemPrompt: call.systemPrompt }),
-      ...(call.tools === undefined ? {} : { tools: call.tools }),
+      pending: call.pending,
+      systemPrompt: call.systemPrompt,
+      tools: call.tools,
       usageFromIndex: loaded.usageFromIndex + (loaded.summaryMessage === undefined ? 0 : 1),
-      ...(loaded.storedRatio === undefined ? {} : { storedRatio: loaded.storedRatio }),
+      storedRatio: loaded.storedRatio,
       safetyMargin: budget.safetyMargin,
     });
 
@@ -254,10 +254,10 @@ export function createCompactor(options: CompactorOptions): Compactor {
     const summarizer = call.summarizer ?? options.summarizer;
     return planCompaction({
       messages: loaded.messages,
-      ...(loaded.compaction === undefined ? {} : { previousSummary: loaded.compaction.summary }),
-      ...(call.pending === undefined ? {} : { pending: call.pending }),
-      ...(call.systemPrompt === undefined ? {} : { systemPrompt: call.systemPrompt }),
-      ...(call.tools === undefined ? {} : { tools: call.tools }),
+      previousSummary: loaded.compaction?.summary,
+      pending: call.pending,
+      systemPrompt: call.systemPrompt,
+      tools: call.tools,
       budget,
       ratio,
       mode,
@@ -324,7 +324,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
     const baseSummarizer = call.summarizer ?? options.summarizer;
     let requests = 0;
     const counting: Summarizer = {
-      ...(baseSummarizer.contextWindow === undefined ? {} : { contextWindow: baseSummarizer.contextWindow }),
+      contextWindow: baseSummarizer.contextWindow,
       summarize: (request, requestSignal) => {
         requests += 1;
         return baseSummarizer.summarize(request, requestSignal);
@@ -346,8 +346,8 @@ export function createCompactor(options: CompactorOptions): Compactor {
       try {
         const result = await summarizePlan(chosen, {
           summarizer: counting,
-          ...(signal === undefined ? {} : { signal }),
-          ...(input.instructions === undefined ? {} : { instructions: input.instructions }),
+          signal,
+          instructions: input.instructions,
         });
         kind = 'summary';
         summary =
@@ -378,15 +378,10 @@ export function createCompactor(options: CompactorOptions): Compactor {
           droppedMessages: chosen.summarizedMessages,
           droppedTokens: Math.ceil(droppedRaw * chosen.ratio),
           reason: error instanceof Error ? error.message : String(error),
-          ...(previousSummary === undefined
-            ? {}
-            : {
-                previousSummary: capSummary(
-                  previousSummary,
-                  Math.max(64, budget.summaryMaxTokens - 150),
-                  chosen.ratio,
-                ),
-              }),
+          previousSummary:
+            previousSummary === undefined
+              ? undefined
+              : capSummary(previousSummary, Math.max(64, budget.summaryMaxTokens - 150), chosen.ratio),
           shortenedToolResults: shortened,
         });
       }
@@ -419,9 +414,9 @@ export function createCompactor(options: CompactorOptions): Compactor {
         }),
         ...kept,
       ],
-      ...(call.pending === undefined ? {} : { pending: call.pending }),
-      ...(call.systemPrompt === undefined ? {} : { systemPrompt: call.systemPrompt }),
-      ...(call.tools === undefined ? {} : { tools: call.tools }),
+      pending: call.pending,
+      systemPrompt: call.systemPrompt,
+      tools: call.tools,
       usageFromIndex: kept.length + 1,
       storedRatio: chosen.ratio,
     });
@@ -436,7 +431,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
       keptCopied: copyKept,
       calibrationRatio: chosen.ratio,
       summaryRequests: requests,
-      ...(failure === undefined ? {} : { failure: { code: failure.code, message: failure.message } }),
+      failure: failure === undefined ? undefined : { code: failure.code, message: failure.message },
     };
     const entries: NewTranscriptEntry[] = [
       {
@@ -629,7 +624,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
         budget,
         tokensBefore: estimate.tokens,
         call,
-        ...(call.instructions === undefined ? {} : { instructions: call.instructions }),
+        instructions: call.instructions,
       });
       const reloaded = await load(sessionKey);
       return {

@@ -31,7 +31,7 @@ function result(id: string, text: string, details?: unknown): ToolResultMessage 
     toolCallId: id,
     toolName: 'lookup',
     content: [{ type: 'text', text }],
-    ...(details === undefined ? {} : { details }),
+    details,
     isError: false,
     timestamp: 1,
   };

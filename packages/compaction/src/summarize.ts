@@ -123,7 +123,7 @@ export function createModelSummarizer(options: ModelSummarizerOptions): Summariz
               ...credentialOptions(credential),
               maxTokens: Math.max(1, Math.min(request.maxTokens, model.maxOutputTokens)),
               thinkingLevel: 'off',
-              ...(signal === undefined ? {} : { signal }),
+              signal,
             },
           );
           message = await stream.result();

@@ -169,7 +169,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     summarizer: createModelSummarizer({ streamFn, model, getApiKey: () => 'sk-test', sleep: async () => {} }),
     settings: {
       contextWindow: model.contextWindow,
-      ...(options.reserveTokens === undefined ? {} : { reserveTokens: options.reserveTokens }),
+      reserveTokens: options.reserveTokens,
     },
     ...options.compactor,
   });
