@@ -363,7 +363,7 @@ export class ServerConnection {
     for (let page = 0; page < maxToolPages; page += 1) {
       const listed = await client.listTools(cursor === undefined ? {} : { cursor }, {
         timeout: this.config.requestTimeoutMs,
-        ...(signal === undefined ? {} : { signal }),
+        signal,
       });
       for (const tool of listed.tools) {
         const schema = prepareInputSchema(tool.inputSchema);
@@ -387,12 +387,12 @@ export class ServerConnection {
         const filtered = filterReason(this.config, tool.name);
         tools.push({
           tool: tool.name,
-          ...(tool.title === undefined ? {} : { title: tool.title }),
+          title: tool.title,
           description: tool.description ?? '',
           schema,
-          ...(check === undefined ? {} : { check }),
-          ...(checkProblem === undefined ? {} : { checkProblem }),
-          ...(filtered === undefined ? {} : { filtered }),
+          check,
+          checkProblem,
+          filtered,
         });
       }
       cursor = listed.nextCursor;

@@ -182,7 +182,7 @@ export function mapCallResult(
   const details: McpToolResultDetails = {
     server: identity.server,
     tool: identity.tool,
-    ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
+    structuredContent: result.structuredContent,
     ...(truncated ? { truncated: { originalChars, keptChars, droppedBlocks } } : {}),
   };
   return { content, details, ...(result.isError === true ? { isError: true } : {}) };

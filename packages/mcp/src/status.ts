@@ -92,9 +92,9 @@ function toolStatus(
 ): McpToolStatus {
   const base = {
     tool: entry.tool,
-    ...(name === undefined ? {} : { name }),
+    name,
     ...(name !== undefined && name !== baseToolName(connection.name, entry.tool) ? { renamed: true } : {}),
-    ...(entry.checkProblem === undefined ? {} : { argumentCheck: entry.checkProblem }),
+    argumentCheck: entry.checkProblem,
   };
   if (entry.filtered !== undefined)
     return { ...base, offered: false, reason: 'filtered', detail: entry.filtered };
@@ -130,7 +130,7 @@ export function describeServers(
       target: targetOf(connection),
       state: connection.state,
       startup: config.startup,
-      ...(facts.error === undefined ? {} : { error: facts.error }),
+      error: facts.error,
       attempts: facts.attempts,
       failures: facts.failures,
       ...(facts.connectedAt === undefined || connection.state !== 'connected'
@@ -139,10 +139,10 @@ export function describeServers(
       ...(facts.nextRetryAt === undefined || connection.state !== 'failed'
         ? {}
         : { nextRetryInMs: Math.max(0, facts.nextRetryAt - now()) }),
-      ...(facts.serverInfo === undefined ? {} : { serverInfo: facts.serverInfo }),
+      serverInfo: facts.serverInfo,
       strippedEnv: facts.strippedEnv,
       stderr: facts.stderr,
-      ...(config.agents === undefined ? {} : { agents: config.agents }),
+      agents: config.agents,
       tools: connection.tools.map((entry) => toolStatus(connection, entry, names.get(entry), agentId)),
     };
   });

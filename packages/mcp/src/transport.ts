@@ -26,7 +26,7 @@ export function openTransport(sdk: McpSdk, config: McpServerConfig, kind: McpTra
       command: config.command ?? '',
       args: [...(config.args ?? [])],
       env,
-      ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
+      cwd: config.cwd,
       stderr: 'pipe',
     });
     // With stderr 'pipe' the SDK hands out a PassThrough (a Readable) before the process starts.

@@ -86,7 +86,7 @@ export function createOpenAiCompatibleEmbeddings(
           baseURL: options.baseUrl ?? 'https://api.openai.com/v1',
           timeout: options.timeoutMs ?? 60_000,
           maxRetries: options.maxRetries ?? 2,
-          ...(options.headers === undefined ? {} : { defaultHeaders: { ...options.headers } }),
+          defaultHeaders: options.headers === undefined ? undefined : { ...options.headers },
         }),
     );
     return clientPromise;
@@ -101,7 +101,7 @@ export function createOpenAiCompatibleEmbeddings(
           {
             model: options.model,
             input: [...texts],
-            ...(options.dimensions === undefined ? {} : { dimensions: options.dimensions }),
+            dimensions: options.dimensions,
           },
           signal === undefined ? {} : { signal },
         );
@@ -142,7 +142,7 @@ export function createOllamaEmbeddings(options: OllamaEmbeddingsOptions): Embedd
       (module) =>
         new module.Ollama({
           host,
-          ...(options.headers === undefined ? {} : { headers: { ...options.headers } }),
+          headers: options.headers === undefined ? undefined : { ...options.headers },
         }),
     );
     return clientPromise;
@@ -157,7 +157,7 @@ export function createOllamaEmbeddings(options: OllamaEmbeddingsOptions): Embedd
         const response = await (await client()).embed({
           model: options.model,
           input: [...texts],
-          ...(options.dimensions === undefined ? {} : { dimensions: options.dimensions }),
+          dimensions: options.dimensions,
         });
         return checkVectors(
           'ollama',

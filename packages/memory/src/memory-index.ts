@@ -634,7 +634,7 @@ export async function openMemoryIndex(options: MemoryIndexOptions): Promise<Memo
       return {
         results,
         mode: vector === undefined ? 'keyword' : 'hybrid',
-        ...(note === undefined ? {} : { note }),
+        note,
       };
     },
     async read(path, readOptions = {}) {
@@ -683,7 +683,7 @@ export async function openMemoryIndex(options: MemoryIndexOptions): Promise<Memo
         files: counts.files,
         chunks: counts.chunks,
         mode: note === undefined ? 'hybrid' : 'keyword',
-        ...(note === undefined ? {} : { note }),
+        note,
         ...(provider === undefined || modelKey === undefined
           ? {}
           : {
@@ -692,11 +692,11 @@ export async function openMemoryIndex(options: MemoryIndexOptions): Promise<Memo
                 model: provider.model,
                 embeddedChunks: vectors.size,
                 pendingChunks: database.countUnembedded(modelKey),
-                ...(lastEmbeddingError === undefined ? {} : { lastError: lastEmbeddingError }),
+                lastError: lastEmbeddingError,
               },
             }),
         watching: watchers.size > 0,
-        ...(lastSync === undefined ? {} : { lastSync }),
+        lastSync,
         counters: { ...counters },
       };
     },

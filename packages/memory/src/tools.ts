@@ -70,8 +70,8 @@ export function createMemoryTools(index: () => Promise<MemoryIndex>): AnyAgentTo
     parameters: searchParameters,
     async execute(_toolCallId, args, signal) {
       const response = await (await index()).search(args.query, {
-        ...(args.maxResults === undefined ? {} : { maxResults: args.maxResults }),
-        ...(args.minScore === undefined ? {} : { minScore: args.minScore }),
+        maxResults: args.maxResults,
+        minScore: args.minScore,
         signal,
       });
       return {
@@ -88,8 +88,8 @@ export function createMemoryTools(index: () => Promise<MemoryIndex>): AnyAgentTo
     parameters: getParameters,
     async execute(_toolCallId, args) {
       const excerpt = await (await index()).read(args.path, {
-        ...(args.from === undefined ? {} : { from: args.from }),
-        ...(args.lines === undefined ? {} : { lines: args.lines }),
+        from: args.from,
+        lines: args.lines,
       });
       return { content: [{ type: 'text', text: formatExcerpt(excerpt) }], details: excerpt };
     },
