@@ -8,7 +8,7 @@ export function createHostBinaryProbe(options: { readonly path?: string } = {}):
     async has(name) {
       const found = await which(name, {
         nothrow: true,
-        ...(options.path === undefined ? {} : { path: options.path }),
+        path: options.path,
       });
       return found !== null;
     },

@@ -90,7 +90,7 @@ export async function discoverSkills(
       found.push({
         definition: loaded.skill,
         tier: root.tier,
-        ...(root.plugin === undefined ? {} : { plugin: root.plugin }),
+        plugin: root.plugin,
         baseDirectory: dirname(file),
         location: file,
       });

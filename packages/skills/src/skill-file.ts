@@ -80,7 +80,7 @@ export function parseSkillFile(
   const { path } = options;
   const fail = (code: SkillsErrorCode, message: string, line?: number): ParseSkillResult => ({
     ok: false,
-    problem: { code, path, ...(line === undefined ? {} : { line }), message },
+    problem: { code, path, line, message },
   });
   const match = frontmatterPattern.exec(text);
   if (match === null || match.index !== 0) {
@@ -171,7 +171,7 @@ export function parseSkillFile(
       description: description.trim().replace(/\s+/g, ' '),
       userInvocable,
       disableModelInvocation,
-      ...(homepage === undefined ? {} : { homepage }),
+      homepage,
       metadata: metadata.value,
       body,
     },

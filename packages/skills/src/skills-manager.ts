@@ -218,7 +218,7 @@ export function createSkillsManager(options: SkillsManagerOptions): SkillsManage
       platform,
       environment,
       entries: settings.entries ?? {},
-      ...(settings.allowBundled === undefined ? {} : { allowBundled: settings.allowBundled }),
+      allowBundled: settings.allowBundled,
       config: options.config?.(),
       binaries,
     };
@@ -243,7 +243,7 @@ export function createSkillsManager(options: SkillsManagerOptions): SkillsManage
         description: skill.definition.description,
         location: skill.location,
       })),
-      { limits, ...(query.readTool === undefined ? {} : { readTool: query.readTool }) },
+      { limits, readTool: query.readTool },
     );
     const inCatalogue = new Set(catalogue.skills.map((skill) => skill.location));
     const droppedBy = new Map(catalogue.trimming.dropped.map((drop) => [drop.name, drop.limit]));
@@ -259,14 +259,12 @@ export function createSkillsManager(options: SkillsManagerOptions): SkillsManage
         key,
         description: definition.description,
         tier: skill.tier,
-        ...(skill.plugin === undefined ? {} : { plugin: skill.plugin }),
+        plugin: skill.plugin,
         location: skill.location,
         baseDirectory: skill.baseDirectory,
-        ...(definition.metadata.emoji === undefined ? {} : { emoji: definition.metadata.emoji }),
+        emoji: definition.metadata.emoji,
         userInvocable: definition.userInvocable,
-        ...(definition.metadata.primaryEnv === undefined
-          ? {}
-          : { primaryEnv: definition.metadata.primaryEnv }),
+        primaryEnv: definition.metadata.primaryEnv,
         inPrompt: inCatalogue.has(skill.location),
         command: reasons.length === 0 && definition.userInvocable,
         reasons: all,
@@ -329,7 +327,7 @@ export function createSkillsManager(options: SkillsManagerOptions): SkillsManage
             baseDirectory: skill.baseDirectory,
             inPrompt: skill.inPrompt,
             command: skill.command,
-            ...(skill.primaryEnv === undefined ? {} : { primaryEnv: skill.primaryEnv }),
+            primaryEnv: skill.primaryEnv,
           })),
       };
       // Two turns racing for a new session get the same snapshot.
