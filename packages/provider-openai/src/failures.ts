@@ -51,8 +51,8 @@ export function classifyOpenAIFailure(
     }
   }
   return toModelError(thrown, {
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    signal: options.signal,
     ...identity,
-    ...(options.now === undefined ? {} : { now: options.now }),
+    now: options.now,
   });
 }

@@ -126,13 +126,13 @@ export function createOpenAIModel(settings: OpenAIModelSettings): OpenAIModel {
     name: settings.name ?? settings.id,
     provider: settings.provider,
     api: settings.api,
-    ...(settings.baseUrl === undefined ? {} : { baseUrl: settings.baseUrl }),
+    baseUrl: settings.baseUrl,
     contextWindow: settings.contextWindow ?? known?.contextWindow ?? defaultOpenAIContextWindow,
     maxOutputTokens: settings.maxOutputTokens ?? known?.maxOutputTokens ?? defaultOpenAIMaxOutputTokens,
     ...(reasoning ? { thinking: 'adaptive' as const } : {}),
     input: settings.input ?? known?.input ?? ['text'],
     cost: settings.cost ?? known?.cost ?? free,
-    ...(settings.headers === undefined ? {} : { headers: settings.headers }),
+    headers: settings.headers,
     ...(Object.keys(compat).length === 0 ? {} : { compat }),
   };
 }

@@ -43,7 +43,7 @@ export class ResponseBuilder {
       content: this.content.slice(),
       provider: this.#model.provider,
       model: this.#model.id,
-      ...(this.responseId === undefined ? {} : { responseId: this.responseId }),
+      responseId: this.responseId,
       usage: createUsage(
         { input, output: this.usage.output, cacheRead: this.usage.cacheRead, cacheWrite: 0 },
         this.#model.cost,

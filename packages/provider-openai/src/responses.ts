@@ -60,7 +60,7 @@ function responsesRequest(
   }
   if (model.thinking !== undefined) {
     const effort = reasoningEffortFor(call.thinkingLevel);
-    params.reasoning = { summary: 'auto', ...(effort === undefined ? {} : { effort }) };
+    params.reasoning = { summary: 'auto', effort };
     // Stateless (`store: false`): the encrypted reasoning comes back and is replayed later.
     params.include = ['reasoning.encrypted_content'];
   }

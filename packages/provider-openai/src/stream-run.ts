@@ -190,7 +190,7 @@ export async function runOpenAICall(
             })
           : classifyOpenAIFailure(thrown, {
               ...identity,
-              ...(outerSignal === undefined ? {} : { signal: outerSignal }),
+              signal: outerSignal,
               now,
             });
     stream.push({

@@ -51,13 +51,13 @@ async function run(
     id: 'gpt-fake',
     baseUrl: fake.baseURL,
     input: ['text', 'image'],
-    ...(options.reasoning === undefined ? {} : { reasoning: options.reasoning }),
-    ...(options.compat === undefined ? {} : { compat: options.compat }),
+    reasoning: options.reasoning,
+    compat: options.compat,
   });
   const stream = provider.stream(model, context, {
     apiKey: options.apiKey ?? 'sk-test',
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
-    ...(options.thinking === undefined ? {} : { thinkingLevel: options.thinking }),
+    signal: options.signal,
+    thinkingLevel: options.thinking,
   });
   const events: AssistantStreamEvent[] = [];
   for await (const event of stream) events.push(event);
