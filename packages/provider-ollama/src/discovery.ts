@@ -47,7 +47,7 @@ export async function discoverOllamaModels(
   const baseFetch = options.fetch ?? globalThis.fetch;
   const client = new Ollama({
     host,
-    ...(options.headers === undefined ? {} : { headers: { ...options.headers } }),
+    headers: options.headers === undefined ? undefined : { ...options.headers },
     fetch: (input, init) =>
       baseFetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal }),
   });

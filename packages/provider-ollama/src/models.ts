@@ -52,6 +52,6 @@ export function createOllamaModel(settings: OllamaModelSettings): Model {
     ...(settings.reasoning === true ? { thinking: 'adaptive' as const } : {}),
     input: settings.input ?? ['text'],
     cost: settings.cost ?? free,
-    ...(settings.headers === undefined ? {} : { headers: settings.headers }),
+    headers: settings.headers,
   };
 }

@@ -226,7 +226,7 @@ function classify(
       { cause: thrown, ...identity },
     );
   }
-  const error = toModelError(thrown, { ...(signal === undefined ? {} : { signal }), ...identity, now });
+  const error = toModelError(thrown, { signal, ...identity, now });
   // An error line inside a 200 stream: the server failed while answering; transient.
   return error.errorClass === 'unknown'
     ? new ModelError('timeout', error.message, { cause: thrown, ...identity })
@@ -321,8 +321,8 @@ async function streamOllama(
       model: model.id,
       messages,
       stream: true,
-      ...(tools === undefined ? {} : { tools }),
-      ...(think === undefined ? {} : { think }),
+      tools,
+      think,
       options: { num_ctx: model.contextWindow, num_predict: maxTokens },
     });
     const touch = (): void => arm(idleTimeoutMs, 'data');

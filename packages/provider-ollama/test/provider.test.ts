@@ -43,13 +43,13 @@ async function run(
     id: settings.id ?? 'llama3.2:latest',
     baseUrl: fake.host,
     input: ['text', 'image'],
-    ...(settings.contextWindow === undefined ? {} : { contextWindow: settings.contextWindow }),
-    ...(settings.reasoning === undefined ? {} : { reasoning: settings.reasoning }),
+    contextWindow: settings.contextWindow,
+    reasoning: settings.reasoning,
   });
   const provider = createOllamaProvider({ createId: () => `call_${++counter}` });
   const stream = provider.stream(model, context, {
-    ...(settings.thinkingLevel === undefined ? {} : { thinkingLevel: settings.thinkingLevel }),
-    ...(settings.signal === undefined ? {} : { signal: settings.signal }),
+    thinkingLevel: settings.thinkingLevel,
+    signal: settings.signal,
   });
   const events: AssistantStreamEvent[] = [];
   for await (const event of stream) events.push(event);
