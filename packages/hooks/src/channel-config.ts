@@ -234,7 +234,7 @@ function channelConfigError(
   return new PluginError(
     'PLUGIN_INVALID_CHANNEL_CONFIG',
     `Invalid configuration for channel "${channelId}"${owner}:\n${describeIssues(issues)}`,
-    { details: { channel: channelId, ...(plugin === undefined ? {} : { plugin }), issues } },
+    { details: { channel: channelId, plugin, issues } },
   );
 }
 

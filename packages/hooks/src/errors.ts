@@ -54,7 +54,7 @@ export class SwitchboardError<Code extends string = string> extends Error {
       code: this.code,
       message: this.message,
       retryable: this.retryable,
-      ...(this.details === undefined ? {} : { details: this.details }),
+      details: this.details,
     };
   }
 }

@@ -222,6 +222,7 @@ export async function loadPlugins(
   const report = await registerPlugins(registry, await findPlugins(options));
   for (const failure of report.failed) {
     const { plugin, source, error } = failure;
+    // Log fields are merged over the logger's own fields: an absent `plugin` must not erase one (decision 0028).
     logger.error(`Plugin ${plugin === undefined ? source : `"${plugin}"`} was not loaded: ${error.message}`, {
       ...(plugin === undefined ? {} : { plugin }),
       source,
@@ -245,7 +246,7 @@ function failureOf(
 ): PluginLoadFailure {
   const optional = plugin !== undefined && entries[plugin]?.optional === true;
   return {
-    ...(plugin === undefined ? {} : { plugin }),
+    plugin,
     source,
     error,
     ...(optional ? { optional: true as const } : {}),

@@ -72,7 +72,7 @@ function safeJson(fields: LogFields): string {
     return JSON.stringify(fields, (_key, value: unknown) => {
       if (value instanceof Error) {
         const code = (value as { code?: unknown }).code;
-        return { name: value.name, message: value.message, ...(code === undefined ? {} : { code }) };
+        return { name: value.name, message: value.message, code };
       }
       if (typeof value === 'bigint') return value.toString();
       return value;

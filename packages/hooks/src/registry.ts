@@ -197,7 +197,7 @@ export function createPluginRegistry(options: CreatePluginRegistryOptions = {}):
     return {
       name: definition.name,
       version: definition.version,
-      ...(definition.description === undefined ? {} : { description: definition.description }),
+      description: definition.description,
       source: record.source,
       dependencies: record.dependencies,
       hooks: bus.handlers().filter((handler) => handler.plugin === definition.name),
@@ -297,7 +297,7 @@ export function createPluginRegistry(options: CreatePluginRegistryOptions = {}):
         return bus.add(hook, handler, {
           plugin: name,
           priority,
-          ...(timeoutMs === undefined ? {} : { timeoutMs }),
+          timeoutMs,
         });
       },
 

@@ -40,7 +40,7 @@ describe('sendWithRetry', () => {
   const limited = (retryAfterMs?: number) =>
     new SwitchboardError('X_RATE_LIMITED', 'rate limited', {
       retryable: true,
-      ...(retryAfterMs === undefined ? {} : { details: { retryAfterMs } }),
+      details: retryAfterMs === undefined ? undefined : { retryAfterMs },
     });
 
   /** An account whose sends fail with `failures` in order, then succeed; counts attempts. */
