@@ -112,7 +112,14 @@ export async function createPostgresSessionStore(
     connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
     types,
   };
-  const pool: Pool = new pg.Pool({ ...connection, max: options.poolSize ?? 10 });
+  // A replica paused (or cut off) in the middle of a transaction must not keep its row locks:
+  // the server ends such a connection after the liveness timeout, as it ends the lock's, so
+  // the replicas taking its work over are not blocked on a lease or journal row it locked.
+  const pool: Pool = new pg.Pool({
+    ...connection,
+    max: options.poolSize ?? 10,
+    idle_in_transaction_session_timeout: livenessTimeoutMs,
+  });
   pool.on('error', (error) => options.onConnectionError?.(error));
   const lockClient: Client = new pg.Client(connection);
   let closed = false;

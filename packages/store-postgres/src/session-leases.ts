@@ -126,10 +126,13 @@ export function createSessionLeases(database: Database): SessionLeaseStore {
             [sessionKey, item.ref.channel, item.ref.accountId, item.ref.messageId],
           );
         }
+        // Every unfinished record of the session is this replica's now, whoever owned it: a gone
+        // owner's, and a live replica's that took it over (a poll) or received it but has not
+        // admitted it yet — without the lease it cannot be running there, and its admission
+        // will find this replica's lease and hand it over. So they run here in receipt order.
         await client.query(
           `UPDATE inbound_journal SET owner_id = $2
            WHERE session_key = $1 AND ${unfinished} AND owner_id IS DISTINCT FROM $2
-             AND (owner_id IS NULL OR NOT switchboard_owner_alive(owner_id))
              AND ${notLeasedByAnother('inbound_journal', '$2')}`,
           [sessionKey, ownerId],
         );
