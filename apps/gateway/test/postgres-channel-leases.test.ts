@@ -18,7 +18,7 @@ const token = 'postgres-channel-leases-token-0123456789';
 const tokenPattern = /t\d+/g;
 const user = 3001;
 /** A replica silent this long counts as gone (storage.livenessTimeoutMs). */
-const livenessTimeoutMs = 2000;
+const livenessTimeoutMs = 4000;
 
 let cluster: PostgresCluster;
 let model: FakeAnthropic;
@@ -118,7 +118,7 @@ beforeAll(async () => {
       if (text.includes('slowly') && !slowOnce.has(text)) {
         slowOnce.add(text);
         // Still streaming when its replica is paused, and answered after it resumes.
-        return { ...reply, latency: { firstByteMs: livenessTimeoutMs * 4 } };
+        return { ...reply, latency: { firstByteMs: livenessTimeoutMs * 3 } };
       }
       return reply;
     },

@@ -64,16 +64,22 @@ export async function openGatewayStorage(options: GatewayStorageOptions): Promis
 async function replicaServices(shared: PostgresSessionStore, logger: Logger): Promise<ReplicaServices> {
   const module = await import('../replicas/index.ts');
   const relay = module.createRunRelay({ store: shared, logger });
+  const coordinator = module.createSessionCoordinator({
+    store: shared,
+    logger,
+    onHandedOver: (input) => {
+      if (input.runId !== undefined) relay.handedOver(input.runId);
+    },
+  });
   return {
     readStatus: module.createReplicaStatusReader(shared),
-    channelLeases: module.createChannelLeaseKeeper({ store: shared, logger }),
-    relay,
-    coordinator: module.createSessionCoordinator({
+    // A taken-over account starts once the gone holder's messages are admitted (their order).
+    channelLeases: module.createChannelLeaseKeeper({
       store: shared,
       logger,
-      onHandedOver: (input) => {
-        if (input.runId !== undefined) relay.handedOver(input.runId);
-      },
+      beforeStart: () => coordinator.catchUp(),
     }),
+    relay,
+    coordinator,
   };
 }

@@ -25,6 +25,11 @@ import type { ChannelLeaseGate, ChannelLeaseHandlers, ChannelLeaseHold } from '.
 interface ChannelLeaseKeeperOptions {
   readonly store: PostgresSessionStore;
   readonly logger: Logger;
+  /**
+   * Runs after a lease is taken and before the account starts: admits the unfinished messages
+   * of the replica that is gone, so they run before the new ones the account receives.
+   */
+  readonly beforeStart?: () => Promise<void>;
   /** How often a standby replica tries to take a lease and the holder renews it. Default 1000 ms. */
   readonly pollIntervalMs?: number;
   readonly now?: () => number;
@@ -170,7 +175,15 @@ export function createChannelLeaseKeeper(options: ChannelLeaseKeeperOptions): Ch
         at: now(),
       },
     );
-    await transition(entry, () => entry.handlers.start());
+    await transition(entry, async () => {
+      await options.beforeStart?.().catch((error: unknown) =>
+        logger.warn("channel lease: admitting the previous holder's messages failed; the poll retries them", {
+          ...where(entry),
+          error: String(error),
+        }),
+      );
+      if (entry.lease === lease && !entry.released) await entry.handlers.start();
+    });
   }
 
   async function tick(only?: Entry): Promise<void> {

@@ -19,6 +19,7 @@ import {
   type PostgresSessionStore,
   workChannel,
 } from '@switchboard/store-postgres';
+import { GatewayError } from '../gateway-error.ts';
 import type { RpcJournalPayload } from '../runtime/inbound-input.ts';
 import type { InboundJournal } from '../runtime/journal.ts';
 import type { RunRegistry } from '../runtime/runs.ts';
@@ -51,6 +52,13 @@ interface SessionCoordinator {
   start(local: LocalRuntime, alreadyListed: readonly InboundRecord[]): Promise<void>;
   /** Resolves once admitted (enqueued here or handed over); never rejects (a failure is left to the poll). */
   admit(input: TurnInput): Promise<void>;
+  /**
+   * Takes over and admits, now, the unfinished records this replica may take (a gone
+   * replica's); resolves once a poll that started after the call has admitted them. Called
+   * before a taken-over channel account starts, so its older messages are admitted before
+   * the new ones it will receive (decision 0021).
+   */
+  catchUp(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -70,12 +78,16 @@ export function createSessionCoordinator(options: SessionCoordinatorOptions): Se
   const held = new Map<string, string | undefined>();
   /** Received here, admission not yet run (keeps later hand-overs of the session behind them). */
   const awaitingAdmission = new Set<string>();
+  /** Taken-over channel messages being routed again here; later records of their session wait. */
+  const routeAgainPending = new Set<string>();
   const chains = new Map<string, Promise<void>>();
   let local: LocalRuntime | undefined;
   let listener: NotificationListener | undefined;
   let timer: NodeJS.Timeout | undefined;
   let polling: Promise<void> | undefined;
   let pollAgain = false;
+  /** `catchUp` callers waiting for the next poll to finish. */
+  const waiters: (() => void)[] = [];
   let closed = false;
   let closing: Promise<void> | undefined;
 
@@ -109,6 +121,7 @@ export function createSessionCoordinator(options: SessionCoordinatorOptions): Se
     const routeAgain: InboundRecord[] = [];
     const admittedKey = admitted === undefined ? undefined : refKey(admitted.ref);
     let placed = admitted === undefined;
+    let stopped = false;
     for (const record of records) {
       const key = refKey(record);
       if (key === admittedKey) {
@@ -117,7 +130,10 @@ export function createSessionCoordinator(options: SessionCoordinatorOptions): Se
         placed = true;
         continue;
       }
-      if (awaitingAdmission.has(key)) break;
+      if (awaitingAdmission.has(key)) {
+        stopped = routeAgainPending.has(key);
+        break;
+      }
       if (held.has(key)) continue;
       held.set(key, record.sessionKey);
       const payload = record.payload as RpcJournalPayload | HandedOverPayload | { kind?: string } | undefined;
@@ -129,10 +145,22 @@ export function createSessionCoordinator(options: SessionCoordinatorOptions): Se
         logger.debug('replicas: running a message handed over or taken over', { ref: key });
         runtime.enqueueHere({ ...input, recovered: true });
       } else {
+        // A channel message its gone owner had admitted itself (its payload is the platform
+        // message, not the routed input): it is routed again, and the session's later records
+        // wait behind it — its admission walks the list again — so they do not overtake it.
+        awaitingAdmission.add(key);
+        routeAgainPending.add(key);
         routeAgain.push(record);
+        stopped = true;
+        break;
       }
     }
-    if (!placed) {
+    if (!placed && stopped) {
+      // An older message of the session is being routed again: this one waits for the walk
+      // its admission starts (or the next poll), instead of overtaking it.
+      held.delete(admittedKey!);
+      logger.debug('replicas: a message waits behind an older one routed again', { ref: admittedKey });
+    } else if (!placed) {
       logger.debug('replicas: running a message here', { ref: admittedKey });
       runtime.enqueueHere(admitted!);
     }
@@ -157,11 +185,13 @@ export function createSessionCoordinator(options: SessionCoordinatorOptions): Se
       pollAgain = true;
       return;
     }
+    const resolving = waiters.splice(0);
     polling = poll()
       .catch((error: unknown) =>
         logger.warn('replicas: polling for session work failed', { error: String(error) }),
       )
       .finally(() => {
+        for (const resolve of resolving) resolve();
         polling = undefined;
         if (pollAgain) {
           pollAgain = false;
@@ -182,7 +212,8 @@ export function createSessionCoordinator(options: SessionCoordinatorOptions): Se
       else bySession.set(record.sessionKey, [...(bySession.get(record.sessionKey) ?? []), record]);
     }
     for (const record of unrouted) held.set(refKey(record), undefined);
-    if (unrouted.length > 0) void local.recover(unrouted);
+    // Routed and admitted in receipt order; the poll ends once they are admitted.
+    const recovering = unrouted.length > 0 ? local.recover(unrouted) : undefined;
     await Promise.all(
       [...bySession].map(([sessionKey, waiting]) =>
         inSession(sessionKey, async () => {
@@ -196,6 +227,7 @@ export function createSessionCoordinator(options: SessionCoordinatorOptions): Se
         }),
       ),
     );
+    await recovering;
     // Leases this replica holds for sessions it has nothing for (a release that failed).
     const leases = await store.listSessionLeases();
     for (const lease of leases) {
@@ -213,6 +245,7 @@ export function createSessionCoordinator(options: SessionCoordinatorOptions): Se
           const session = held.get(key);
           held.delete(key);
           awaitingAdmission.delete(key);
+          routeAgainPending.delete(key);
           if (session !== undefined) sessions.add(session);
         }
         for (const session of sessions) {
@@ -239,6 +272,22 @@ export function createSessionCoordinator(options: SessionCoordinatorOptions): Se
             if (journaled.duplicate && fresh) {
               held.delete(key);
               awaitingAdmission.delete(key);
+            }
+            if (
+              journaled.duplicate &&
+              fresh &&
+              journaled.record.state === 'received' &&
+              journaled.record.sessionKey === undefined
+            ) {
+              // A channel message another replica journaled and has not admitted yet (it may be
+              // paused or gone): answering "duplicate" would let the sender's next message of
+              // the conversation overtake it. The platform delivers it again (a webhook's 5xx,
+              // a poller's offset) until that replica admits it or its work is taken over.
+              throw new GatewayError(
+                'CONFLICT',
+                `the message ${key} was received by another replica that has not queued it yet; retry shortly`,
+                { retryable: true },
+              );
             }
             return journaled;
           } catch (error) {
@@ -285,7 +334,10 @@ export function createSessionCoordinator(options: SessionCoordinatorOptions): Se
           .admitToSession(input.sessionKey, [
             { ref: input.ref, ...(payload === undefined ? {} : { payload }) },
           ])
-          .finally(() => awaitingAdmission.delete(key));
+          .finally(() => {
+            awaitingAdmission.delete(key);
+            routeAgainPending.delete(key);
+          });
         if (admission.owner === 'other') {
           held.delete(key);
           options.onHandedOver?.(input);
@@ -307,9 +359,18 @@ export function createSessionCoordinator(options: SessionCoordinatorOptions): Se
       });
     },
 
+    catchUp() {
+      if (closed || local === undefined) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        waiters.push(resolve);
+        wake();
+      });
+    },
+
     close() {
       closing ??= (async () => {
         closed = true;
+        for (const resolve of waiters.splice(0)) resolve();
         if (timer !== undefined) clearInterval(timer);
         await polling;
         await listener?.close();

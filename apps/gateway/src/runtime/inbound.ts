@@ -187,7 +187,7 @@ export function createInbound(dependencies: InboundDependencies): Inbound {
       }
       if (outcome.kind === 'continue') text = outcome.text;
     }
-    enqueue({
+    await enqueue({
       ...channelTurnInput(record, message, route.agentId, sessionKey),
       text,
       ...(recovered ? { recovered: true } : {}),
@@ -274,10 +274,15 @@ export function createInbound(dependencies: InboundDependencies): Inbound {
       }
       crashPoint('after-journal');
       const conversation = `${message.channel}:${message.accountId}:${message.peer.id}`;
-      void inOrder(conversation, () => process(journaled.record, payload, false)).catch((error: unknown) => {
-        logger.error('inbound processing failed', { ref: refKey(journaled.record), error: String(error) });
-        void journal.failed([journaled.record], String(error));
-      });
+      const processed = inOrder(conversation, () => process(journaled.record, payload, false)).catch(
+        (error: unknown) => {
+          logger.error('inbound processing failed', { ref: refKey(journaled.record), error: String(error) });
+          void journal.failed([journaled.record], String(error));
+        },
+      );
+      // Several replicas: answered once admitted, so a platform that waits for the answer
+      // before its next delivery (a webhook) keeps the conversation's order across replicas.
+      if (dependencies.replicas !== undefined) await processed;
       return { status: 'journaled' };
     },
 
@@ -343,6 +348,8 @@ export function createInbound(dependencies: InboundDependencies): Inbound {
 
     async recover(records) {
       let count = 0;
+      /** Several replicas: resolves once every resumed channel message is admitted (in receipt order). */
+      const admitted: Promise<void>[] = [];
       for (const record of records) {
         const payload = record.payload as
           | ChannelJournalPayload
@@ -361,13 +368,15 @@ export function createInbound(dependencies: InboundDependencies): Inbound {
           count += 1;
         } else if (payload?.kind === 'channel') {
           const conversation = `${payload.message.channel}:${payload.message.accountId}:${payload.message.peer.id}`;
-          void inOrder(conversation, () => process(record, payload, true));
+          const processing = inOrder(conversation, () => process(record, payload, true));
+          if (dependencies.replicas !== undefined) admitted.push(processing.catch(() => undefined));
           count += 1;
         } else {
           await journal.failed([record], 'journal payload missing; cannot resume');
         }
       }
       if (count > 0) logger.info('resuming messages that were not answered before the restart', { count });
+      await Promise.all(admitted);
       return count;
     },
   };
