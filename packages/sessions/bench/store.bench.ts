@@ -39,7 +39,7 @@ async function openStore(durability: Durability, now?: () => number): Promise<Sq
     stateDirectory: join(root, `store-${storeCounter}`),
     durability,
     lock: { heartbeatMs: 0 },
-    ...(now === undefined ? {} : { now }),
+    now,
   });
 }
 
@@ -334,8 +334,7 @@ async function benchListing(): Promise<Record<string, number>> {
   const deepCursor = async (): Promise<string> => {
     let cursor: string | undefined;
     for (let page = 0; page < 1000; page += 1) {
-      cursor = (await store.listSessions({ limit: 50, ...(cursor === undefined ? {} : { cursor }) }))
-        .nextCursor;
+      cursor = (await store.listSessions({ limit: 50, cursor })).nextCursor;
     }
     return cursor!;
   };

@@ -154,6 +154,8 @@ function cleanRoute(route: DeliveryRoute): DeliveryRoute {
   return {
     channel: route.channel,
     to: route.to,
+    // Keeps the spreads (decision 0028): the route is stored as JSON, and the entry a patch
+    // returns must deep-equal the one read back (the store conformance suite checks it).
     ...(route.accountId === undefined ? {} : { accountId: route.accountId }),
     ...(route.threadId === undefined ? {} : { threadId: route.threadId }),
   };

@@ -194,7 +194,7 @@ export function encodeEntries(
 function invalidEntry(message: string, index: number, cause?: unknown): SessionsError {
   return new SessionsError('SESSIONS_INVALID_ENTRY', `Transcript entry rejected: ${message}.`, {
     details: { index },
-    ...(cause === undefined ? {} : { cause }),
+    cause,
   });
 }
 
@@ -284,7 +284,7 @@ export function assembleContext(input: AssembleContextInput): SessionContext {
       firstKeptSequence: point.firstKeptSequence,
       tokensBefore: point.tokensBefore,
       tokensAfter: point.tokensAfter,
-      ...(point.details === undefined ? {} : { details: point.details }),
+      details: point.details,
     };
     messages.push((input.formatSummary ?? formatCompactionSummary)(compaction));
   } else if (point !== undefined) {

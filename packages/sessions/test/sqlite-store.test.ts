@@ -160,7 +160,7 @@ describe('session entries', () => {
     const all: string[] = [];
     let cursor: string | undefined;
     do {
-      const page = await store.listSessions({ limit: 7, ...(cursor === undefined ? {} : { cursor }) });
+      const page = await store.listSessions({ limit: 7, cursor });
       all.push(...page.sessions.map((session) => session.key));
       cursor = page.nextCursor;
       expect(page.hasMore).toBe(cursor !== undefined);
@@ -201,7 +201,7 @@ describe('session entries', () => {
     const reordered: string[] = [];
     let next: string | undefined;
     do {
-      const page = await store.listSessions({ limit: 4, ...(next === undefined ? {} : { cursor: next }) });
+      const page = await store.listSessions({ limit: 4, cursor: next });
       reordered.push(...page.sessions.map((session) => session.key));
       next = page.nextCursor;
     } while (next !== undefined);

@@ -216,7 +216,7 @@ export function createSqliteTranscripts(context: SqliteStoreContext): Transcript
             compaction === undefined
               ? entries
               : entries.filter((entry) => entry.sequence !== compaction.sequence),
-          ...(options.formatSummary === undefined ? {} : { formatSummary: options.formatSummary }),
+          formatSummary: options.formatSummary,
         });
       });
     },
