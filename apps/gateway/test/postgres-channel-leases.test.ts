@@ -261,7 +261,9 @@ describe('one consumer per channel account across two replicas', () => {
     // Its own model answer for t60 arrives late (the slow stream): that turn fails on the store
     // (the lease and the instance lock are gone) instead of being answered a second time.
     await waitFor('the paused replica giving up its late turn', async () =>
-      /turn not persisted|run failed|run crashed|send failed/.test(gateways[paused]!.output.join('')) ? true : undefined,
+      /turn not persisted|run failed|run crashed|send failed/.test(gateways[paused]!.output.join(''))
+        ? true
+        : undefined,
     );
     pushText('still answered t61');
     await waitFor(
