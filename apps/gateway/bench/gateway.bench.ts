@@ -7,14 +7,22 @@
 //   pnpm exec node --conditions=@switchboard/source apps/gateway/bench/gateway.bench.ts [--source] [--quick] [--bare]
 // --bare turns the agent features off (memory, sandbox, schedules, subagents and session tools):
 // the gateway as it was before them, to measure what they cost a turn that does not use them.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import WebSocket from 'ws';
+import {
+  against,
+  benchConfig,
+  connect,
+  gatewayEntry,
+  median,
+  memoryDetail,
+  percentile,
+  processStats,
+  type RunningGateway,
+  residentByMapping,
+  startFakeModel,
+  startGatewayProcess,
+  stop,
+} from './gateway-process.ts';
 
-const here = import.meta.dirname;
 const source = process.argv.includes('--source');
 const quick = process.argv.includes('--quick');
 const bare = process.argv.includes('--bare');
@@ -23,245 +31,11 @@ const bareConfig = {
   cron: { enabled: false },
   tools: { deny: ['group:memory', 'group:sandbox', 'group:cron', 'group:subagents', 'group:sessions'] },
 };
-const entry = source ? join(here, '..', 'src', 'main.ts') : join(here, '..', 'dist', 'main.mjs');
-if (!source && !existsSync(entry)) {
-  console.error('Build the gateway first (pnpm --filter @switchboard/gateway build), or pass --source.');
-  process.exit(2);
-}
-const token = 'bench-token-0123456789abcdefghij';
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? Number.NaN;
-}
-
-function startFakeModel(): Promise<{ baseURL: string; child: ChildProcess }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--conditions=@switchboard/source', join(here, 'fake-model.ts')], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    child.stdout?.on('data', (chunk: Buffer) => {
-      const match = /BASE_URL (\S+)/.exec(chunk.toString());
-      if (match?.[1] !== undefined) resolve({ baseURL: match[1], child });
-    });
-    child.once('exit', (code) => reject(new Error(`fake model exited with ${code}`)));
-  });
-}
-
-interface RunningGateway {
-  readonly child: ChildProcess;
-  readonly port: number;
-  readonly startMs: number;
-}
+const entry = gatewayEntry(source);
 
 function startGateway(baseURL: string): Promise<RunningGateway> {
-  const state = mkdtempSync(join(tmpdir(), 'switchboard-bench-'));
-  writeFileSync(
-    join(state, 'switchboard.json'),
-    JSON.stringify({
-      gateway: { port: 0, auth: { mode: 'token', token } },
-      models: { providers: { anthropic: { baseUrl: baseURL, apiKey: 'bench-key' } } },
-      agents: {
-        defaults: {
-          model: 'anthropic/claude-sonnet-4-6',
-          maxConcurrent: 8,
-          ...(bare ? { sandbox: { mode: 'off' } } : {}),
-        },
-      },
-      logging: { level: 'warn' },
-      ...(bare ? bareConfig : {}),
-    }),
-  );
-  const started = performance.now();
-  const profile =
-    process.env.BENCH_CPU_PROFILE === undefined
-      ? []
-      : ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`];
-  const heap = process.env.BENCH_HEAP_SNAPSHOT === undefined ? [] : [`--heapsnapshot-signal=SIGUSR2`];
-  const extra = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter((flag) => flag.length > 0);
-  const args = [
-    ...extra,
-    ...profile,
-    ...heap,
-    ...(source ? ['--conditions=@switchboard/source', entry] : [entry]),
-  ];
-  const child = spawn(process.execPath, [...args, 'gateway', 'run', '--state-dir', state], {
-    cwd: process.env.BENCH_HEAP_SNAPSHOT ?? process.cwd(),
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, SWITCHBOARD_STATE_DIR: state },
-  });
-  return new Promise((resolve, reject) => {
-    const onData = async (chunk: Buffer) => {
-      const match = /listening on ws:\/\/127\.0\.0\.1:(\d+)/.exec(chunk.toString());
-      if (match === null) return;
-      const port = Number(match[1]);
-      const client = await connect(port);
-      const startMs = performance.now() - started;
-      client.close();
-      resolve({ child, port, startMs });
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', (chunk: Buffer) => {
-      if (/error/i.test(chunk.toString())) process.stderr.write(chunk);
-    });
-    child.once('exit', (code) => reject(new Error(`gateway exited with ${code}`)));
-  });
-}
-
-interface Client {
-  agent(sessionKey: string, message: string): Promise<number>;
-  close(): void;
-}
-
-function connect(port: number): Promise<Client> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(`ws://127.0.0.1:${port}`, { perMessageDeflate: false });
-    const pending = new Map<
-      string,
-      { started: number; resolve: (ms: number) => void; reject: (error: Error) => void }
-    >();
-    socket.on('error', reject);
-    socket.on('message', (data) => {
-      const frame = JSON.parse(data.toString()) as {
-        type: string;
-        id?: string;
-        ok?: boolean;
-        event?: string;
-        payload?: { status?: string };
-        error?: unknown;
-      };
-      if (frame.type === 'event' && frame.event === 'connect.challenge') {
-        socket.send(
-          JSON.stringify({
-            type: 'req',
-            id: 'connect',
-            method: 'connect',
-            params: {
-              minProtocol: 4,
-              maxProtocol: 4,
-              client: { id: 'test', mode: 'test', version: '1', platform: 'linux' },
-              scopes: ['operator.write'],
-              auth: { token },
-            },
-          }),
-        );
-        return;
-      }
-      if (frame.type !== 'res' || frame.id === undefined) return;
-      if (frame.id === 'connect') {
-        if (!frame.ok) reject(new Error(JSON.stringify(frame.error)));
-        else
-          resolve({
-            agent(sessionKey, message) {
-              return new Promise((done, fail) => {
-                const id = randomUUID();
-                pending.set(id, { started: performance.now(), resolve: done, reject: fail });
-                socket.send(
-                  JSON.stringify({
-                    type: 'req',
-                    id,
-                    method: 'agent',
-                    params: { message, idempotencyKey: id, sessionKey },
-                  }),
-                );
-              });
-            },
-            close: () => socket.close(),
-          });
-        return;
-      }
-      const entry = pending.get(frame.id);
-      if (entry === undefined || (frame.ok && frame.payload?.status === 'accepted')) return;
-      pending.delete(frame.id);
-      if (frame.ok) entry.resolve(performance.now() - entry.started);
-      else entry.reject(new Error(JSON.stringify(frame.error)));
-    });
-  });
-}
-
-function processStats(pid: number): { rssMb: number; cpuMs: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  const ticks = Number(fields[11] ?? 0) + Number(fields[12] ?? 0);
-  return { rssMb: rssKb / 1024, cpuMs: (ticks * 1000) / 100 };
-}
-
-/** Resident memory by mapping (file name, [heap], [anon]…), largest first, in MB. */
-function residentByMapping(pid: number): string {
-  const totals = new Map<string, number>();
-  let current = '';
-  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
-    const header = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
-    if (header !== null) {
-      current = header[1] === '' ? '[anonymous]' : (header[1] ?? '');
-      continue;
-    }
-    const rss = /^Rss:\s+(\d+) kB/.exec(line);
-    if (rss !== null) totals.set(current, (totals.get(current) ?? 0) + Number(rss[1]));
-  }
-  return [...totals]
-    .sort((left, right) => right[1] - left[1])
-    .slice(0, 6)
-    .map(([name, kb]) => `${name.split('/').pop()} ${(kb / 1024).toFixed(1)}`)
-    .join(', ');
-}
-
-async function memoryDetail(port: number): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(`ws://127.0.0.1:${port}`);
-    socket.on('error', reject);
-    socket.on('message', (data) => {
-      const frame = JSON.parse(data.toString()) as {
-        type: string;
-        id?: string;
-        event?: string;
-        payload?: { memory?: unknown };
-      };
-      if (frame.event === 'connect.challenge') {
-        socket.send(
-          JSON.stringify({
-            type: 'req',
-            id: 'c',
-            method: 'connect',
-            params: {
-              minProtocol: 4,
-              maxProtocol: 4,
-              client: { id: 'test', mode: 'test', version: '1', platform: 'linux' },
-              scopes: ['operator.read'],
-              auth: { token },
-            },
-          }),
-        );
-      } else if (frame.id === 'c') {
-        socket.send(JSON.stringify({ type: 'req', id: 's', method: 'status', params: {} }));
-      } else if (frame.id === 's') {
-        resolve(frame.payload?.memory);
-        socket.close();
-      }
-    });
-  });
-}
-
-async function stop(gateway: RunningGateway): Promise<void> {
-  const exited = new Promise((resolve) => gateway.child.once('exit', resolve));
-  gateway.child.kill('SIGTERM');
-  await exited;
-}
-
-/** Issue 28's targets, printed beside each figure: `[target ≤ 150 ms: missed]`. */
-function against(
-  value: number,
-  limit: number,
-  unit: string,
-  direction: 'at most' | 'at least' = 'at most',
-): string {
-  const met = direction === 'at most' ? value <= limit : value >= limit;
-  return `[target ${direction === 'at most' ? '≤' : '≥'} ${limit.toLocaleString('en')} ${unit}: ${met ? 'met' : 'missed'}]`;
+  const config = benchConfig(baseURL, bare ? { sandbox: { mode: 'off' } } : {});
+  return startGatewayProcess({ entry, source, config: bare ? { ...config, ...bareConfig } : config });
 }
 
 const model = await startFakeModel();

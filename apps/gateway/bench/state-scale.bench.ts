@@ -1,0 +1,222 @@
+// Scale of state (issue 28): does a gateway with a large store start, idle and answer like an
+// empty one? Two state directories are seeded through the gateway's own store: an empty one,
+// and one with 100,000 sessions holding a million transcript entries (plus one session with
+// 10,000 entries). Against each, the built gateway is started and measured: start to first
+// hello-ok, idle RSS, `sessions.list` (first page with the total, and a page deep in the
+// list), gateway CPU per message over 1,000 active sessions, and — in the large store — the
+// CPU per message of the 10,000-entry session (compacted as it grew, as the gateway compacts
+// a context that nears the window) against a fresh one.
+//
+//   pnpm --filter @switchboard/gateway build
+//   pnpm exec node --conditions=@switchboard/source apps/gateway/bench/state-scale.bench.ts [--source] [--quick]
+// --quick seeds 20,000 sessions (200,000 entries) instead.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createSqliteSessionStore, type NewTranscriptEntry } from '@switchboard/sessions';
+import {
+  against,
+  benchConfig,
+  type Client,
+  connect,
+  gatewayEntry,
+  median,
+  processStats,
+  type RunningGateway,
+  startFakeModel,
+  startGatewayProcess,
+  stop,
+} from './gateway-process.ts';
+
+const source = process.argv.includes('--source');
+const quick = process.argv.includes('--quick');
+const entry = gatewayEntry(source);
+const storedSessions = quick ? 20_000 : 100_000;
+const entriesPerSession = 10;
+const longSessionEntries = 10_000;
+const activeSessions = 1000;
+
+/** A user and an assistant message per exchange, as a turn stores them. */
+function exchange(index: number, timestamp: number): NewTranscriptEntry[] {
+  return [
+    { type: 'message', message: { role: 'user', content: `question ${index}: what changed?`, timestamp } },
+    {
+      type: 'message',
+      message: {
+        role: 'assistant',
+        content: [{ type: 'text', text: `Answer ${index}: three files changed in the last deploy.` }],
+        provider: 'anthropic',
+        model: 'claude-sonnet-4-6',
+        usage: {
+          input: 40,
+          output: 12,
+          cacheRead: 0,
+          cacheWrite: 0,
+          totalTokens: 52,
+          cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+        },
+        stopReason: 'stop',
+        timestamp: timestamp + 1,
+      },
+    },
+  ];
+}
+
+/** Seeds `sessions` sessions of `entriesPerSession` entries, and one of `longSessionEntries`. */
+async function seed(stateDirectory: string, sessions: number): Promise<number> {
+  const started = performance.now();
+  // Sessions accumulate over 30 days, as a long-running gateway's do: the store's clock
+  // advances with each session seeded.
+  const base = Date.now() - 30 * 24 * 60 * 60_000;
+  let clock = base;
+  const step = (30 * 24 * 60 * 60_000) / Math.max(1, sessions);
+  const store = await createSqliteSessionStore({ stateDirectory, durability: 'normal', now: () => clock });
+  const batch = 200;
+  for (let first = 0; first < sessions; first += batch) {
+    await Promise.all(
+      Array.from({ length: Math.min(batch, sessions - first) }, async (_, offset) => {
+        const index = first + offset;
+        clock = base + index * step;
+        const key = `agent:main:stored-${index}`;
+        await store.ensureSession(key, { agentId: 'main' });
+        const entries: NewTranscriptEntry[] = [];
+        for (let turn = 0; turn < entriesPerSession / 2; turn += 1)
+          entries.push(...exchange(turn, base + index * 10 + turn));
+        await store.appendEntries(key, entries);
+      }),
+    );
+  }
+  if (sessions > 0) {
+    // The long session was compacted as it grew, as the gateway does when its context nears
+    // the window: every 2,000 entries a compaction keeps the last 100 verbatim.
+    await store.ensureSession('agent:main:long', { agentId: 'main' });
+    for (let written = 0; written < longSessionEntries; written += 1000) {
+      const entries: NewTranscriptEntry[] = [];
+      for (let turn = 0; turn < 500; turn += 1)
+        entries.push(...exchange(written + turn, base + written + turn));
+      const appended = await store.appendEntries('agent:main:long', entries);
+      if ((written + 1000) % 2000 === 0)
+        await store.appendEntries('agent:main:long', [
+          {
+            type: 'compaction',
+            summary: `The conversation so far (${written + 1000} entries): questions about deploys, answered.`,
+            firstKeptSequence: appended.lastSequence - 99,
+            tokensBefore: 150_000,
+            tokensAfter: 2_000,
+          },
+        ]);
+    }
+  }
+  await store.close();
+  return performance.now() - started;
+}
+
+interface Figures {
+  readonly startMs: number;
+  readonly idleRssMb: number;
+  readonly listFirstMs: number;
+  readonly listDeepMs: number;
+  readonly total: number;
+  readonly cpuPerMessageMs: number;
+  readonly longCpuMs: number | undefined;
+  readonly freshCpuMs: number | undefined;
+}
+
+/** Gateway CPU per message for `messages` turns spread over `keys`, 25 at a time. */
+async function cpuPerMessage(
+  gateway: RunningGateway,
+  client: Client,
+  keys: readonly string[],
+): Promise<number> {
+  const before = processStats(gateway.child.pid!).cpuMs;
+  for (let first = 0; first < keys.length; first += 25)
+    await Promise.all(
+      keys.slice(first, first + 25).map((key, index) => client.agent(key, `message ${first + index}`)),
+    );
+  return (processStats(gateway.child.pid!).cpuMs - before) / keys.length;
+}
+
+async function measure(stateDirectory: string, baseURL: string, stored: number): Promise<Figures> {
+  const config = benchConfig(baseURL);
+  const starts: number[] = [];
+  for (let round = 0; round < 3; round += 1) {
+    const gateway = await startGatewayProcess({ entry, source, config, stateDirectory });
+    starts.push(gateway.startMs);
+    await stop(gateway);
+  }
+  const gateway = await startGatewayProcess({ entry, source, config, stateDirectory });
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  const idleRssMb = processStats(gateway.child.pid!).rssMb;
+  const client = await connect(gateway.port);
+  const firstPages: number[] = [];
+  const deepPages: number[] = [];
+  let total = 0;
+  for (let round = 0; round < 20; round += 1) {
+    const first = await client.request('sessions.list', { limit: 50 });
+    firstPages.push(first.ms);
+    total = (first.payload as { totalCount?: number }).totalCount ?? 0;
+    deepPages.push((await client.request('sessions.list', { limit: 50, offset: Math.floor(stored / 2) })).ms);
+  }
+  // Warm the turn path, then 1,000 messages to 1,000 sessions (stored ones when there are).
+  for (let warm = 0; warm < 50; warm += 1) await client.agent(`agent:main:warm-${warm % 5}`, `warm ${warm}`);
+  const keys = Array.from({ length: activeSessions }, (_, index) =>
+    stored > 0 ? `agent:main:stored-${(index * 97) % stored}` : `agent:main:fresh-${index}`,
+  );
+  const cpuPerMessageMs = await cpuPerMessage(gateway, client, keys);
+  let longCpuMs: number | undefined;
+  let freshCpuMs: number | undefined;
+  if (stored > 0) {
+    // One session at a time: its own history is what differs.
+    const rounds = quick ? 100 : 300;
+    const timed = async (key: string) => {
+      const before = processStats(gateway.child.pid!).cpuMs;
+      for (let index = 0; index < rounds; index += 1) await client.agent(key, `turn ${index}`);
+      return (processStats(gateway.child.pid!).cpuMs - before) / rounds;
+    };
+    await timed('agent:main:fresh-long-warm');
+    longCpuMs = await timed('agent:main:long');
+    freshCpuMs = await timed('agent:main:fresh-for-long');
+  }
+  client.close();
+  await stop(gateway);
+  return {
+    startMs: median(starts),
+    idleRssMb,
+    listFirstMs: median(firstPages),
+    listDeepMs: median(deepPages),
+    total,
+    cpuPerMessageMs,
+    longCpuMs,
+    freshCpuMs,
+  };
+}
+
+const model = await startFakeModel();
+console.log(
+  `Switchboard state-scale bench (${source ? 'sources' : 'built bundle'}), Node ${process.version}: an empty store against ${storedSessions.toLocaleString('en')} sessions with ${(storedSessions * entriesPerSession + longSessionEntries).toLocaleString('en')} transcript entries`,
+);
+const emptyState = mkdtempSync(join(tmpdir(), 'switchboard-scale-empty-'));
+const largeState = mkdtempSync(join(tmpdir(), 'switchboard-scale-large-'));
+const seededMs = await seed(largeState, storedSessions);
+console.log(`seeded the large store in ${(seededMs / 1000).toFixed(1)} s`);
+const empty = await measure(emptyState, model.baseURL, 0);
+const large = await measure(largeState, model.baseURL, storedSessions);
+model.child.kill();
+
+const ratio = (value: number, base: number) => `${(value / base).toFixed(2)}×`;
+console.log(
+  `start to first hello-ok: empty ${empty.startMs.toFixed(0)} ms, large ${large.startMs.toFixed(0)} ms, ${ratio(large.startMs, empty.startMs)} ${against(large.startMs / empty.startMs, 1.2, '×')}`,
+);
+console.log(
+  `idle RSS: empty ${empty.idleRssMb.toFixed(1)} MB, large ${large.idleRssMb.toFixed(1)} MB, ${ratio(large.idleRssMb, empty.idleRssMb)} ${against(large.idleRssMb / empty.idleRssMb, 1.2, '×')}`,
+);
+console.log(
+  `gateway CPU per message over ${activeSessions} active sessions: empty store ${empty.cpuPerMessageMs.toFixed(2)} ms, large store ${large.cpuPerMessageMs.toFixed(2)} ms, ${ratio(large.cpuPerMessageMs, empty.cpuPerMessageMs)} ${against(large.cpuPerMessageMs / empty.cpuPerMessageMs, 1.2, '×')}`,
+);
+console.log(
+  `sessions.list of ${large.total.toLocaleString('en')} sessions (50 per page, with the total): first page ${large.listFirstMs.toFixed(2)} ms ${against(large.listFirstMs, 10, 'ms')}, page at offset ${Math.floor(storedSessions / 2).toLocaleString('en')} ${large.listDeepMs.toFixed(2)} ms ${against(large.listDeepMs, 10, 'ms')} (empty store ${empty.listFirstMs.toFixed(2)} ms)`,
+);
+if (large.longCpuMs !== undefined && large.freshCpuMs !== undefined)
+  console.log(
+    `long session: gateway CPU per message at ${longSessionEntries.toLocaleString('en')} entries ${large.longCpuMs.toFixed(2)} ms, fresh session ${large.freshCpuMs.toFixed(2)} ms, ${ratio(large.longCpuMs, large.freshCpuMs)} ${against(large.longCpuMs / large.freshCpuMs, 1.2, '×')}`,
+  );
