@@ -143,7 +143,7 @@ export function createLargeConfig(seed = 1, bindingCount = 1000): LargeConfigFix
       agentId: random() < 0.05 ? agentId.toUpperCase() : agentId,
       comment: `binding ${index}`,
       match: stripUndefined(match),
-      ...(dmScope === undefined ? {} : { session: { dmScope } }),
+      session: dmScope === undefined ? undefined : { dmScope },
     });
   }
 

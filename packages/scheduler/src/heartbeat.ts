@@ -69,7 +69,7 @@ export function isWithinActiveHours(nowMs: number, hours: ActiveHours): boolean 
     hour: '2-digit',
     minute: '2-digit',
     hourCycle: 'h23',
-    ...(hours.timezone === undefined ? {} : { timeZone: hours.timezone }),
+    timeZone: hours.timezone,
   }).formatToParts(new Date(nowMs));
   const hour = Number(parts.find((part) => part.type === 'hour')?.value ?? 0);
   const minute = Number(parts.find((part) => part.type === 'minute')?.value ?? 0);

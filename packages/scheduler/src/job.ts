@@ -259,6 +259,7 @@ export function applyJobPatch(spec: JobSpec, patchInput: unknown): JobSpec {
   };
   const merged: Record<string, unknown> = {
     ...current,
+    // Spread over `current` (decision 0028): an absent delivery keeps the job's own.
     ...(spec.delivery === undefined ? {} : { delivery: spec.delivery }),
     ...rest,
   };

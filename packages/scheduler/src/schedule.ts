@@ -7,7 +7,7 @@ function cronOf(schedule: Extract<Schedule, { kind: 'cron' }>): Cron {
     const cron = new Cron(schedule.expr, {
       paused: true,
       mode: '5-or-6-parts',
-      ...(schedule.tz === undefined ? { timezone: 'UTC' } : { timezone: schedule.tz }),
+      timezone: schedule.tz ?? 'UTC',
     });
     // croner checks a time zone only when it evaluates one: do it now, at validation time.
     cron.nextRun(new Date(0));

@@ -54,7 +54,7 @@ function harness(
   const scheduler = createScheduler({
     store: options.store ?? store,
     timers,
-    ...(options.missedGraceMs === undefined ? {} : { missedGraceMs: options.missedGraceMs }),
+    missedGraceMs: options.missedGraceMs,
     onEvent: (event) => events.push(event),
     execute: (context) => {
       calls.push(context);

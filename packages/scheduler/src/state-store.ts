@@ -122,7 +122,7 @@ export function createStateSchedulerStore(
     async listRuns(jobId, listOptions = {}) {
       const records = await state.listState(runsNamespace, {
         prefix: `${jobId}:`,
-        ...(listOptions.limit === undefined ? {} : { limit: listOptions.limit }),
+        limit: listOptions.limit,
       });
       return records.map((record) => record.value as RunHistoryEntry);
     },
