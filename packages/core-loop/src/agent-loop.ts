@@ -416,6 +416,7 @@ function baseAssistant(state: RunState): Omit<AssistantMessage, 'stopReason'> {
 function abortedMessage(state: RunState, partial: AssistantMessage | undefined): AssistantMessage {
   return {
     ...baseAssistant(state),
+    // Spread over the base's defaults (decision 0028): without a partial, content and usage stay empty.
     ...(partial === undefined ? {} : { content: partial.content, usage: partial.usage }),
     stopReason: 'aborted',
     errorMessage: 'Request was aborted',

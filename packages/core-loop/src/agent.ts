@@ -378,6 +378,7 @@ export class Agent {
       streamOptions: {
         ...options.streamOptions,
         thinkingLevel: this.#thinkingLevel,
+        // After `...options.streamOptions` (decision 0028): no session id must not erase the caller's.
         ...(this.#sessionId === undefined ? {} : { sessionId: this.#sessionId }),
       },
       convertToLlm: options.convertToLlm,

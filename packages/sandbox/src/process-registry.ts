@@ -73,7 +73,7 @@ export function createProcessRegistry(options: ProcessRegistryOptions = {}): Pro
       pid: job.process.pid,
       startedAt: job.process.startedAt,
       status: exit === undefined ? 'running' : 'exited',
-      ...(exit === undefined ? {} : { exit }),
+      exit,
       outputBytes: job.process.output.totalBytes,
     };
   };
