@@ -27,7 +27,6 @@ import type { ChannelManager } from './channels.ts';
 import { crashPoint } from './crash-points.ts';
 import type { InboundJournal } from './journal.ts';
 import type { LiveConfig } from './live-config.ts';
-import { missingCredentialsText } from './model-credentials.ts';
 import { modelChoiceOf, resolveModelReference, resolveThinkingLevel } from './model-selection.ts';
 import type { ModelCatalog } from './models.ts';
 import type { SendOutbound } from './outbound.ts';
@@ -35,20 +34,14 @@ import { type AttemptTarget, credentialsOf } from './run/attempt-target.ts';
 import { runAttempts, type TurnState } from './run/attempts.ts';
 import { runCompaction } from './run/compaction-run.ts';
 import { completeRun } from './run/completion.ts';
-import {
-  assistantText,
-  errorOf,
-  lastAssistant,
-  stoppedTurnNote,
-  visibleText,
-  zeroUsage,
-} from './run/messages.ts';
+import { zeroUsage } from './run/messages.ts';
 import type { RunOutcome } from './run/outcome.ts';
 import { createRecovery } from './run/recovery.ts';
 import { createReplyBridge, createToolSender, feedReply, replyTarget } from './run/reply-bridge.ts';
 import { createSessionPreparation } from './run/session-preparation.ts';
 import { createTurnAgent } from './run/turn-agent.ts';
 import { createTurnContextBuilder } from './run/turn-context.ts';
+import { judgeTurn } from './run/turn-judgement.ts';
 import { appendTurn, type TurnRecord } from './run/turn-persistence.ts';
 import { createRunEvents } from './run-events.ts';
 import type { RunRegistry } from './runs.ts';
@@ -305,54 +298,22 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
       errorText = attempts.errorText;
       if (attempts.sessionPin !== undefined) pinToSave = attempts.sessionPin;
 
-      const turnMessages = agent.state.messages.slice(state.turnStartsAt);
-      let newMessages = agent.state.messages.slice(state.unpersistedFrom);
-      finalMessage = lastAssistant(turnMessages);
-      texts = turnMessages
-        .filter(
-          (message): message is AssistantMessage =>
-            message.role === 'assistant' &&
-            message.stopReason !== 'error' &&
-            message.stopReason !== 'aborted',
-        )
-        .map((message) => visibleText(assistantText(message)))
-        .filter((text) => text.length > 0);
-      const runUsage = agent.state.usage;
-      usage = {
-        input: runUsage.input,
-        output: runUsage.output,
-        cacheRead: runUsage.cacheRead,
-        cacheWrite: runUsage.cacheWrite,
-        totalTokens: runUsage.totalTokens,
-        cost: runUsage.cost,
-      };
-      if (runController.signal.aborted) {
-        status = timedOut ? 'error' : 'aborted';
-        if (!services.isShuttingDown())
-          newMessages = [
-            ...newMessages,
-            stoppedTurnNote(timedOut ? 'timeout' : 'user', state.current.target.model, now()),
-          ];
-        if (timedOut) {
-          errorText = `The reply took longer than ${Math.round(runTimeoutMs / 1000)} s and was stopped.`;
-          errorCode = 'RUN_TIMEOUT';
-        }
-      } else if (failure !== undefined || finalMessage?.stopReason === 'error') {
-        status = 'error';
-        const modelError =
-          failure?.modelError ?? (finalMessage === undefined ? undefined : errorOf(finalMessage));
-        errorClass = modelError?.errorClass;
-        errorCode = modelError?.code;
-        retryAfterMs = failure?.retryAfterMs ?? modelError?.retryAfterMs;
-        // No key at all: plain words on what to set, not the list of models that failed.
-        if (
-          modelError?.errorClass === 'no_credentials' &&
-          modelError.provider !== undefined &&
-          (failure?.attempts ?? []).every((tried) => tried.ok || tried.errorClass === 'no_credentials')
-        )
-          errorText ??= missingCredentialsText(modelError.provider, config);
-        errorText ??= failure?.message ?? modelError?.message ?? 'the model call failed';
-      }
+      const judged = judgeTurn({
+        messages: agent.state.messages,
+        turnStartsAt: state.turnStartsAt,
+        unpersistedFrom: state.unpersistedFrom,
+        usage: agent.state.usage,
+        model: state.current.target.model,
+        stopped: runController.signal.aborted ? (timedOut ? 'timeout' : 'user') : undefined,
+        runTimeoutMs,
+        failure,
+        errorText,
+        shuttingDown: services.isShuttingDown(),
+        config,
+        now: now(),
+      });
+      ({ status, errorText, errorClass, errorCode, retryAfterMs, usage, texts, finalMessage } = judged);
+      const newMessages = judged.newMessages;
 
       // Persist the turn with its marker in one transaction (decision 0004). A turn cut short
       // by a shutdown is not persisted: it runs again from the journal after the restart.
