@@ -9,11 +9,12 @@
 //   pnpm exec node --conditions=@switchboard/source apps/gateway/bench/replicas.bench.ts [--quick] [--built]
 //
 // Needs Debian's `postgresql` package (initdb, pg_ctl); without it the bench says so and exits 0.
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { findPostgresBinaries, startPostgresCluster } from '@switchboard/testkit/postgres';
-import pg from 'pg';
 import {
   benchConfig,
   type Client,
@@ -67,24 +68,36 @@ function postgresCpuMs(): number {
   return total;
 }
 
+/** Runs SQL on a database of the cluster with psql; returns the rows' first columns. */
+async function psql(url: string, statement: string): Promise<string[]> {
+  const address = new URL(url);
+  const { stdout } = await promisify(execFile)(join(findPostgresBinaries(), 'psql'), [
+    '-h',
+    '127.0.0.1',
+    '-p',
+    address.port,
+    '-U',
+    'postgres',
+    '-d',
+    address.pathname.slice(1),
+    '-At',
+    '-c',
+    statement,
+  ]);
+  return stdout.split('\n').filter((line) => line !== '');
+}
+
 async function databaseStats(url: string): Promise<{ statements: number; transactions: number }> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const statements = await client.query<{ calls: string }>(
-      `SELECT coalesce(sum(calls), 0) AS calls FROM pg_stat_statements s
-       JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = current_database()`,
-    );
-    const transactions = await client.query<{ count: string }>(
-      `SELECT xact_commit + xact_rollback AS count FROM pg_stat_database WHERE datname = current_database()`,
-    );
-    return {
-      statements: Number(statements.rows[0]?.calls),
-      transactions: Number(transactions.rows[0]?.count),
-    };
-  } finally {
-    await client.end();
-  }
+  const [statements] = await psql(
+    url,
+    `SELECT coalesce(sum(calls), 0) FROM pg_stat_statements s
+     JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = current_database()`,
+  );
+  const [transactions] = await psql(
+    url,
+    'SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()',
+  );
+  return { statements: Number(statements), transactions: Number(transactions) };
 }
 
 interface Outcome {
@@ -100,12 +113,7 @@ interface Outcome {
 async function scenario(label: string, replicas: number, storage: 'sqlite' | 'postgres'): Promise<Outcome> {
   const url =
     storage === 'postgres' ? await cluster.createDatabase(`bench_${replicas}_${Date.now()}`) : undefined;
-  if (url !== undefined) {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
-    await client.end();
-  }
+  if (url !== undefined) await psql(url, 'CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
   const config = {
     ...benchConfig(model.baseURL),
     ...(url === undefined ? {} : { storage: { kind: 'postgres', url } }),
@@ -150,7 +158,7 @@ async function scenario(label: string, replicas: number, storage: 'sqlite' | 'po
     latencies,
     gatewayCpuPerMessage: (gatewayCpu - before.gatewayCpu) / messages,
     postgresCpuPerMessage: postgresCpu === undefined ? undefined : postgresCpu / messages,
-    // The measurement's own two queries are left out.
+    // The measurement's own queries are left out (about; the counters are cumulative).
     statementsPerMessage:
       after === undefined || before.stats === undefined
         ? undefined

@@ -2,13 +2,18 @@
 // (testkit): which accounts need a lease, one replica runs a polling account while the other
 // stands by and names the holder, the standby takes over once the holder's store is gone, and
 // the old holder's fenced journal write is refused and stops its account.
+import { execFile } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { type ChannelPlugin, defineChannelConfig, type Logger, z } from '@switchboard/hooks';
 import { createPostgresSessionStore, type PostgresSessionStore } from '@switchboard/store-postgres';
-import { type PostgresCluster, startPostgresCluster } from '@switchboard/testkit/postgres';
-import pg from 'pg';
+import {
+  findPostgresBinaries,
+  type PostgresCluster,
+  startPostgresCluster,
+} from '@switchboard/testkit/postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChannelManager, createChannelManager } from '../runtime/channels.ts';
 import { createNotAnsweredLog } from '../runtime/not-answered.ts';
@@ -89,7 +94,7 @@ async function replica(url: string): Promise<Replica> {
     logger,
     dataRoot: mkdtempSync(join(tmpdir(), 'switchboard-lease-keeper-')),
     receive: async () => ({ status: 'journaled' }),
-    notAnswered: createNotAnsweredLog({}),
+    notAnswered: createNotAnsweredLog({ now: Date.now }),
     leases: keeper,
   });
   await manager.start([{ plugin: 'telegram', channel: countingChannel(running) }], {
@@ -131,13 +136,19 @@ describe('channel-lease keeper', () => {
       // The first replica is cut off the database (its backends terminated, its instance lock
       // released): the second takes the account.
       const fenced = first.keeper.fence(first.store);
-      const admin = new pg.Client({ connectionString: url });
-      await admin.connect();
-      await admin.query(
-        'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1',
-        [`switchboard:${first.store.ownerId}`],
-      );
-      await admin.end();
+      const address = new URL(url);
+      await promisify(execFile)(join(findPostgresBinaries(), 'psql'), [
+        '-h',
+        '127.0.0.1',
+        '-p',
+        address.port,
+        '-U',
+        'postgres',
+        '-d',
+        address.pathname.slice(1),
+        '-c',
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'switchboard:${first.store.ownerId}'`,
+      ]);
       await waitFor('the second replica running the polling account', () =>
         second.running.count === 2 ? true : undefined,
       );
