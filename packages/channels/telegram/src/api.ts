@@ -66,7 +66,7 @@ export function classifyTelegramError(error: unknown): TelegramFailure {
       return {
         ...base,
         kind: 'rate_limit',
-        ...(retryAfter === undefined ? {} : { retryAfterSeconds: retryAfter }),
+        retryAfterSeconds: retryAfter,
       };
     }
     if (status === 401) return { ...base, kind: 'unauthorized' };
@@ -104,10 +104,9 @@ export function classifyTelegramError(error: unknown): TelegramFailure {
 /** Turns a failure into the channel's error, naming the call and the chat. */
 export function toChannelError(failure: TelegramFailure, what: string, cause: unknown): TelegramChannelError {
   const details = {
-    ...(failure.status === undefined ? {} : { status: failure.status }),
-    ...(failure.retryAfterSeconds === undefined
-      ? {}
-      : { retryAfterSeconds: failure.retryAfterSeconds, retryAfterMs: failure.retryAfterSeconds * 1000 }),
+    status: failure.status,
+    retryAfterSeconds: failure.retryAfterSeconds,
+    retryAfterMs: failure.retryAfterSeconds === undefined ? undefined : failure.retryAfterSeconds * 1000,
     ...(failure.kind === 'network' ? { neverSent: failure.neverSent } : {}),
   };
   const message = `${what} failed: ${failure.description}`;

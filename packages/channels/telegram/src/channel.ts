@@ -124,10 +124,10 @@ async function startAccount(
         : `${next.detail ?? next.state}; ${blockedCount} chat(s) blocked the bot`;
     context.setStatus({
       ...next,
-      ...(detail === undefined ? {} : { detail }),
-      ...(identity === undefined ? {} : { identity }),
-      ...(lastInboundAt === undefined ? {} : { lastInboundAt }),
-      ...(lastOutboundAt === undefined ? {} : { lastOutboundAt }),
+      detail,
+      identity,
+      lastInboundAt,
+      lastOutboundAt,
     });
   };
   let blocked: ReturnType<typeof createBlockedChats> | undefined;
@@ -137,7 +137,7 @@ async function startAccount(
     client: {
       apiRoot: account.apiRoot,
       timeoutSeconds: Math.max(60, account.pollingTimeoutSeconds + 30),
-      ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+      fetch: options.fetch,
     },
   });
 
@@ -170,7 +170,7 @@ async function startAccount(
     return fail(error, 'getMe');
   }
   bot.botInfo = me;
-  identity = { id: String(me.id), ...(me.username === undefined ? {} : { name: `@${me.username}` }) };
+  identity = { id: String(me.id), name: me.username === undefined ? undefined : `@${me.username}` };
 
   blocked = createBlockedChats(now, () => publish());
   const chats = blocked;

@@ -63,9 +63,9 @@ export function mediaReferences(message: Message): MediaReference[] {
       kind,
       fileId: file.file_id,
       fileUniqueId: file.file_unique_id,
-      ...(extra.mimeType === undefined ? {} : { mimeType: extra.mimeType }),
-      ...(extra.fileName === undefined ? {} : { fileName: extra.fileName }),
-      ...(file.file_size === undefined ? {} : { sizeBytes: file.file_size }),
+      mimeType: extra.mimeType,
+      fileName: extra.fileName,
+      sizeBytes: file.file_size,
     });
   };
   const largest = message.photo?.at(-1);
@@ -186,8 +186,8 @@ export function mapMessage(
     const name = displayName(from.first_name, from.last_name);
     sender = {
       id: String(from.id),
-      ...(name === undefined ? {} : { name }),
-      ...(from.username === undefined ? {} : { username: from.username }),
+      name,
+      username: from.username,
       isBot: from.is_bot,
     };
   } else {
@@ -207,8 +207,8 @@ export function mapMessage(
       ? undefined
       : {
           messageId: messageRef(chat.id, realReply.message_id),
-          ...(replyText === undefined ? {} : { text: replyText }),
-          ...(realReply.from === undefined ? {} : { senderId: String(realReply.from.id) }),
+          text: replyText,
+          senderId: realReply.from === undefined ? undefined : String(realReply.from.id),
         };
   const thread =
     message.is_topic_message === true && message.message_thread_id !== undefined
@@ -222,8 +222,8 @@ export function mapMessage(
     sender,
     text,
     timestamp,
-    ...(thread === undefined ? {} : { thread }),
-    ...(replyTo === undefined ? {} : { replyTo }),
+    thread,
+    replyTo,
     raw: message,
   };
 
@@ -259,7 +259,7 @@ export function mapMessage(
     message: {
       ...core,
       chatType: kind,
-      peer: { kind, id: String(chat.id), ...(name === undefined ? {} : { name }) },
+      peer: { kind, id: String(chat.id), name },
       wasMentioned,
       ...(mentionedIds.size === 0 ? {} : { mentions: [...mentionedIds] }),
     },

@@ -40,9 +40,9 @@ export function describeMedia(
       chatId: String(chatId),
       messageId,
     },
-    ...(reference.mimeType === undefined ? {} : { mimeType: reference.mimeType }),
-    ...(reference.fileName === undefined ? {} : { fileName: reference.fileName }),
-    ...(reference.sizeBytes === undefined ? {} : { sizeBytes: reference.sizeBytes }),
+    mimeType: reference.mimeType,
+    fileName: reference.fileName,
+    sizeBytes: reference.sizeBytes,
   };
 }
 
@@ -157,7 +157,7 @@ export function createMediaDownloader(options: MediaDownloaderOptions): MediaDow
           {
             cause: error,
             retryable: failure.kind !== 'bad_request',
-            details: failure.status === undefined ? {} : { status: failure.status },
+            details: { status: failure.status },
           },
         );
       }
@@ -207,7 +207,7 @@ export function createMediaDownloader(options: MediaDownloaderOptions): MediaDow
       let mimeType = media.mimeType;
       if (media.kind === 'image' || media.kind === 'sticker')
         mimeType = sniffImageType(await readHead(path)) ?? mimeType;
-      return { path, sizeBytes, ...(mimeType === undefined ? {} : { mimeType }) };
+      return { path, sizeBytes, mimeType };
     },
     async prune(maxAgeMs, now) {
       let removed = 0;

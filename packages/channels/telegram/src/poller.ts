@@ -100,10 +100,10 @@ export function startPolling(options: PollerOptions): Poller {
         sentOffset = offset;
         updates = await api.getUpdates(
           {
-            ...(offset === undefined ? {} : { offset }),
+            offset,
             timeout: options.timeoutSeconds,
             // Telegram remembers the last list; sending it once is enough.
-            ...(allowedUpdates === undefined ? {} : { allowed_updates: [...allowedUpdates] as never }),
+            allowed_updates: allowedUpdates === undefined ? undefined : ([...allowedUpdates] as never),
           },
           apiSignal(signal),
         );
