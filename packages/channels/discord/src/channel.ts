@@ -196,9 +196,9 @@ export function createDiscordChannel(
     const publish = (): void =>
       context.setStatus({
         ...status,
-        ...(identity === undefined ? {} : { identity }),
-        ...(lastInboundAt === undefined ? {} : { lastInboundAt }),
-        ...(lastOutboundAt === undefined ? {} : { lastOutboundAt }),
+        identity,
+        lastInboundAt,
+        lastOutboundAt,
       });
     const setStatus = (next: typeof status): void => {
       status = next;
@@ -447,7 +447,7 @@ export function createDiscordChannel(
         const admission = admitGuildMessage(account.guilds, {
           guildId: message.guildId,
           channelId: thread?.parentId ?? channel.id,
-          ...(thread === undefined ? {} : { threadId: thread.id }),
+          threadId: thread?.id,
           senderId: message.author.id,
           roleIds: message.member === null ? [] : [...message.member.roles.cache.keys()],
         });
@@ -595,10 +595,10 @@ export function createDiscordChannel(
         const nonce = randomBytes(12).toString('base64url');
         const sent = await once<Message>(what, () =>
           channel.send({
-            ...(content === undefined ? {} : { content }),
+            content,
             ...(files.length === 0 ? {} : { files: [...files] }),
-            ...(reply === undefined ? {} : { reply }),
-            ...(flags === undefined ? {} : { flags }),
+            reply,
+            flags,
             nonce,
             enforceNonce: true,
           }),

@@ -80,7 +80,7 @@ function replyReference(message: Message): ReplyReference | undefined {
   return {
     messageId,
     ...(referenced === undefined || referenced.content === '' ? {} : { text: referenced.content }),
-    ...(senderId === undefined ? {} : { senderId }),
+    senderId,
   };
 }
 
@@ -136,7 +136,7 @@ export function toInboundMessage(message: Message, context: InboundContext): Inb
     },
     text,
     timestamp: message.createdTimestamp,
-    ...(replyTo === undefined ? {} : { replyTo }),
+    replyTo,
     ...(media.length === 0 ? {} : { media }),
     raw: {
       id: message.id,
@@ -177,7 +177,7 @@ export function toInboundMessage(message: Message, context: InboundContext): Inb
     ...core,
     chatType: 'channel',
     peer,
-    ...(thread === undefined ? {} : { thread }),
+    thread,
     wasMentioned: mentionsBot(message, context.botUserId, roles),
     mentions: [...message.mentions.users.keys()],
     guildId: guild.id,
