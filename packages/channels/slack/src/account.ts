@@ -234,7 +234,7 @@ export async function startSlackAccount(
       const entry = {
         at: runtime.now(),
         ...(name ? { name } : {}),
-        ...(result.user?.name === undefined ? {} : { username: result.user.name }),
+        username: result.user?.name,
         ...(result.user?.is_bot === true ? { isBot: true } : {}),
       };
       remember(users, userId, entry);
@@ -271,7 +271,7 @@ export async function startSlackAccount(
                 : 'channel';
       const entry = {
         at: runtime.now(),
-        ...(type === undefined ? {} : { type }),
+        type,
         ...(info?.name ? { name: info.name } : {}),
       };
       remember(conversations, channel, entry);
@@ -347,12 +347,12 @@ export async function startSlackAccount(
       teamId,
       botUserId: bot.userId,
       conversationType: type,
-      ...(conversationName === undefined ? {} : { conversationName }),
-      ...(sender === undefined ? {} : { sender }),
+      conversationName,
+      sender,
       userName: (userId) => users.get(userId)?.name,
       media,
       notes,
-      ...(eventId === undefined ? {} : { eventId }),
+      eventId,
     });
     const outcome = await context.receive(message);
     setStatus({ lastInboundAt: runtime.now() });
@@ -404,7 +404,7 @@ export async function startSlackAccount(
     setStatus({
       state: 'connected',
       detail: connectedDetail,
-      identity: { id: bot.userId, ...(bot.name === undefined ? {} : { name: bot.name }) },
+      identity: { id: bot.userId, name: bot.name },
     });
   } else {
     socket = createSocketConnection({
@@ -420,7 +420,7 @@ export async function startSlackAccount(
         setStatus({
           state: 'connected',
           detail: connectedDetail,
-          identity: { id: bot.userId, ...(bot.name === undefined ? {} : { name: bot.name }) },
+          identity: { id: bot.userId, name: bot.name },
         }),
       onReconnecting: (reason) =>
         setStatus({ state: 'reconnecting', error: reason, detail: 'reconnecting Socket Mode' }),
@@ -514,7 +514,7 @@ export async function startSlackAccount(
         const posted = await api.call<{ channel?: string; ts?: string }>('chat.postMessage', {
           channel,
           text,
-          ...(threadTs === undefined ? {} : { thread_ts: threadTs }),
+          thread_ts: threadTs,
           mrkdwn: true,
           unfurl_links: false,
           unfurl_media: false,
@@ -534,7 +534,7 @@ export async function startSlackAccount(
           file: loaded.bytes,
           filename: loaded.fileName,
           title: loaded.fileName,
-          ...(comment === undefined ? {} : { initial_comment: comment.slice(0, runtime.textLimit) }),
+          initial_comment: comment === undefined ? undefined : comment.slice(0, runtime.textLimit),
         };
         const uploaded = await api.run('files.uploadV2', () =>
           threadTs === undefined

@@ -89,8 +89,8 @@ function mergeChannelsIntoGroups(account: SlackAccountConfig): SlackAccountConfi
   for (const [channelId, entry] of entries) {
     const allowFrom = entry.allowFrom ?? entry.users;
     fromChannels[channelId] = {
-      ...(entry.requireMention === undefined ? {} : { requireMention: entry.requireMention }),
-      ...(allowFrom === undefined ? {} : { allowFrom }),
+      requireMention: entry.requireMention,
+      allowFrom,
     };
   }
   // An explicit `groups.<id>` entry wins over the `channels.<id>` alias of the same id.

@@ -100,8 +100,8 @@ export function toInboundMessage(event: SlackMessageEvent, context: InboundConte
   const authorId = event.user ?? event.bot_id!;
   const sender: Sender = {
     id: authorId,
-    ...(context.sender?.name === undefined ? {} : { name: context.sender.name }),
-    ...(context.sender?.username === undefined ? {} : { username: context.sender.username }),
+    name: context.sender?.name,
+    username: context.sender?.username,
     ...(event.bot_id !== undefined || event.subtype === 'bot_message' || context.sender?.isBot === true
       ? { isBot: true }
       : {}),
@@ -110,7 +110,7 @@ export function toInboundMessage(event: SlackMessageEvent, context: InboundConte
   const text = [
     slackToText(rawText, {
       botUserId: context.botUserId,
-      ...(context.userName === undefined ? {} : { userName: context.userName }),
+      userName: context.userName,
     }),
     ...(context.notes ?? []),
   ]
@@ -129,14 +129,14 @@ export function toInboundMessage(event: SlackMessageEvent, context: InboundConte
       ? {
           replyTo: {
             messageId: slackMessageId(channel, event.thread_ts!),
-            ...(event.parent_user_id === undefined ? {} : { senderId: event.parent_user_id }),
+            senderId: event.parent_user_id,
           },
         }
       : {}),
     ...(context.media === undefined || context.media.length === 0 ? {} : { media: context.media }),
     raw: {
       event,
-      ...(context.teamId === undefined ? {} : { teamId: context.teamId }),
+      teamId: context.teamId,
       eventId: context.eventId,
     },
   };
@@ -155,10 +155,10 @@ export function toInboundMessage(event: SlackMessageEvent, context: InboundConte
     peer: {
       kind,
       id: channel,
-      ...(context.conversationName === undefined ? {} : { name: context.conversationName }),
+      name: context.conversationName,
     },
     wasMentioned,
     ...(mentions.length === 0 ? {} : { mentions }),
-    ...(context.teamId === undefined ? {} : { teamId: context.teamId }),
+    teamId: context.teamId,
   };
 }

@@ -90,9 +90,9 @@ export function describeSlackFiles(files: readonly SlackFile[], logger: Logger):
     }
     media.push({
       kind: mediaKindOf(file.mimetype),
-      ...(file.mimetype === undefined ? {} : { mimeType: file.mimetype }),
+      mimeType: file.mimetype,
       fileName: name,
-      ...(file.size === undefined ? {} : { sizeBytes: file.size }),
+      sizeBytes: file.size,
       reference: { fileId: file.id, url },
     });
   }
@@ -189,7 +189,7 @@ export async function downloadSlackFile(
   );
   const sizeBytes = await writeBoundedStream(response.body, path, { maxBytes, what, signal });
   const mimeType = media.mimeType ?? (contentType.split(';')[0]?.trim() || undefined);
-  return { path, sizeBytes, ...(mimeType === undefined ? {} : { mimeType }) };
+  return { path, sizeBytes, mimeType };
 }
 
 /** An outbound attachment as bytes, ready for files upload v2. */
@@ -226,9 +226,7 @@ export async function loadOutboundMedia(
         };
       }
       case 'url': {
-        const response = await options.fetch(media.source.url, {
-          ...(options.signal === undefined ? {} : { signal: options.signal }),
-        });
+        const response = await options.fetch(media.source.url, { signal: options.signal });
         if (!response.ok || response.body === null) throw new Error(`HTTP ${response.status}`);
         const declared = Number(response.headers.get('content-length') ?? Number.NaN);
         if (Number.isFinite(declared) && declared > options.maxBytes) {

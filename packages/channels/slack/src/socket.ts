@@ -53,8 +53,8 @@ export function createSocketConnection(options: SocketConnectionOptions): Socket
       await options.app.processEvent({
         body: args.body,
         ack: async () => {},
-        ...(args.retry_num === undefined ? {} : { retryNum: args.retry_num }),
-        ...(args.retry_reason === undefined ? {} : { retryReason: args.retry_reason }),
+        retryNum: args.retry_num,
+        retryReason: args.retry_reason,
         customProperties: {},
       });
     } catch (error) {

@@ -26,7 +26,7 @@ describe('Slack over Socket Mode', () => {
         ...options.config,
       },
       channel: { reconnectBaseMs: 20, reconnectMaxMs: 100, ...options.channel },
-      ...(options.receive === undefined ? {} : { receive: options.receive }),
+      receive: options.receive,
     });
     return harness;
   }
