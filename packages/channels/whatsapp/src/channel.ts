@@ -88,20 +88,18 @@ export function createWhatsAppChannel(
       );
       const dependencies: BaileysAccountDependencies = {
         makeSocket: factory.makeSocket,
-        ...(factory.testModule === undefined ? {} : { testModule: factory.testModule }),
+        testModule: factory.testModule,
         timers,
         now: options.now ?? Date.now,
         random: options.random ?? Math.random,
         textLimit: whatsappTextLimit,
         rateLimitRetry,
-        ...(options.printQr === undefined ? {} : { printQr: options.printQr }),
-        ...(options.onConnectionState === undefined
-          ? {}
-          : {
-              onConnectionState: (state: BaileysConnectionState) =>
-                options.onConnectionState?.(context.accountId, state),
-            }),
-        ...(options.downloadMedia === undefined ? {} : { downloadMedia: options.downloadMedia }),
+        printQr: options.printQr,
+        onConnectionState:
+          options.onConnectionState === undefined
+            ? undefined
+            : (state: BaileysConnectionState) => options.onConnectionState?.(context.accountId, state),
+        downloadMedia: options.downloadMedia,
       };
       return startBaileysAccount(context, dependencies);
     },

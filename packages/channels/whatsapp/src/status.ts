@@ -15,8 +15,8 @@ export function createStatusReporter(setStatus: (status: ChannelAccountStatus) =
   const publish = (status: Omit<ChannelAccountStatus, 'lastInboundAt' | 'lastOutboundAt'>) => {
     current = {
       ...status,
-      ...(lastInboundAt === undefined ? {} : { lastInboundAt }),
-      ...(lastOutboundAt === undefined ? {} : { lastOutboundAt }),
+      lastInboundAt,
+      lastOutboundAt,
     };
     setStatus(current);
   };

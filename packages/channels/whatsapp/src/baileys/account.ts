@@ -144,7 +144,7 @@ export async function startBaileysAccount(
         status.set({
           state: 'connected',
           detail: `linked device connected${testNote}`,
-          identity: { id: userIdFromJid(bareJid(state.user.id)), ...(name === undefined ? {} : { name }) },
+          identity: { id: userIdFromJid(bareJid(state.user.id)), name },
         });
         return;
       }
@@ -289,9 +289,10 @@ export async function startBaileysAccount(
       shouldSyncHistoryMessage: () => false,
       generateHighQualityLinkPreview: false,
       getMessage: async (key) => (key.id ? (recent.get(key.id)?.message ?? undefined) : undefined),
+      // Kept (decision 0028, rule 1): makeWASocket spreads this over its defaults; undefined would erase the URL.
       ...(account.webSocketUrl === undefined ? {} : { waWebSocketUrl: account.webSocketUrl }),
     },
-    ...(account.pairingPhoneNumber === undefined ? {} : { pairingPhoneNumber: account.pairingPhoneNumber }),
+    pairingPhoneNumber: account.pairingPhoneNumber,
     backoff: {
       initialMs: account.reconnect.initialDelayMs,
       maxMs: account.reconnect.maxDelayMs,
@@ -332,7 +333,7 @@ export async function startBaileysAccount(
     if (code !== 429) return { rateLimited: false };
     const data = (error as { data?: { retryAfter?: unknown } }).data;
     const seconds = typeof data?.retryAfter === 'number' ? data.retryAfter : undefined;
-    return { rateLimited: true, ...(seconds === undefined ? {} : { retryAfterMs: seconds * 1000 }) };
+    return { rateLimited: true, retryAfterMs: seconds === undefined ? undefined : seconds * 1000 };
   };
 
   const sendOne = async (jid: string, content: AnyMessageContent, quoted: WAMessage | undefined) => {
@@ -577,6 +578,6 @@ function toSendError(error: unknown, jid: string): WhatsAppError {
   return new WhatsAppError('WHATSAPP_SEND_FAILED', `WhatsApp refused a message to ${jid}: ${text}${reason}`, {
     retryable,
     cause: error,
-    ...(code === undefined ? {} : { details: { statusCode: code } }),
+    details: code === undefined ? undefined : { statusCode: code },
   });
 }

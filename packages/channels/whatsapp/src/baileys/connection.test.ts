@@ -122,7 +122,7 @@ function harness(
       return store();
     },
     socketConfig: {},
-    ...(options.pairingPhoneNumber === undefined ? {} : { pairingPhoneNumber: options.pairingPhoneNumber }),
+    pairingPhoneNumber: options.pairingPhoneNumber,
     backoff: { initialMs: 1_000, maxMs: 60_000, factor: 2, jitter: 0.2 },
     timers,
     random: options.random ?? (() => 0.5),

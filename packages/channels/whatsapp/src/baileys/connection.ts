@@ -202,7 +202,7 @@ export function createConnectionSupervisor(options: ConnectionSupervisorOptions)
         const user = created.user;
         setState({
           type: 'open',
-          user: { id: user?.id ?? 'unknown', ...(user?.name === undefined ? {} : { name: user.name }) },
+          user: { id: user?.id ?? 'unknown', name: user?.name },
         });
       } else if (update.connection === 'close') {
         onClosed(mine, disconnectStatusCode(update.lastDisconnect?.error), update.lastDisconnect?.error);

@@ -124,7 +124,7 @@ export async function convertInbound(
     messageId,
     text,
     timestamp,
-    ...(replyTo === undefined ? {} : { replyTo }),
+    replyTo,
     raw: compactRaw(message),
   };
 
@@ -144,12 +144,12 @@ export async function convertInbound(
       message: {
         ...core,
         chatType: 'group',
-        peer: { kind: 'group', id: chatJid, ...(name === undefined ? {} : { name }) },
-        sender: { id: userIdFromJid(senderJid), ...(senderName === undefined ? {} : { name: senderName }) },
+        peer: { kind: 'group', id: chatJid, name },
+        sender: { id: userIdFromJid(senderJid), name: senderName },
         wasMentioned: mentioned.some((jid) => own.has(jid)) || repliesToUs,
         ...(mentioned.length === 0 ? {} : { mentions: mentioned.map(userIdFromJid) }),
       },
-      ...(media === undefined ? {} : { media }),
+      media,
     };
   }
 
@@ -159,10 +159,10 @@ export async function convertInbound(
     message: {
       ...core,
       chatType: 'direct',
-      peer: { kind: 'direct', id: senderId, ...(senderName === undefined ? {} : { name: senderName }) },
-      sender: { id: senderId, ...(senderName === undefined ? {} : { name: senderName }) },
+      peer: { kind: 'direct', id: senderId, name: senderName },
+      sender: { id: senderId, name: senderName },
     },
-    ...(media === undefined ? {} : { media }),
+    media,
   };
 }
 
@@ -224,7 +224,7 @@ async function replyReference(
   const senderJid = participant === undefined ? undefined : await phoneJidOf(participant, undefined, context);
   return {
     messageId: quotedId,
-    ...(quotedText === undefined || quotedText === null ? {} : { text: quotedText }),
-    ...(senderJid === undefined ? {} : { senderId: userIdFromJid(senderJid) }),
+    text: quotedText ?? undefined,
+    senderId: senderJid === undefined ? undefined : userIdFromJid(senderJid),
   };
 }

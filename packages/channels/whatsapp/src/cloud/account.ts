@@ -98,8 +98,9 @@ export async function startCloudAccount(
   /** The description of a media object of a webhook message (decision 0026): nothing is fetched. */
   const describeMedia = (media: CloudMediaObject, kind: MediaKind): InboundMedia => ({
     kind,
-    ...(media.mime_type === undefined ? {} : { mimeType: media.mime_type }),
-    ...(media.filename === undefined ? {} : { fileName: media.filename }),
+    mimeType: media.mime_type,
+    fileName: media.filename,
+    // Kept (decision 0028): `reference` is a JsonValue, whose type has no undefined (rule 2: stored as JSON).
     reference: { mediaId: media.id, ...(media.sha256 === undefined ? {} : { sha256: media.sha256 }) },
   });
 
@@ -129,7 +130,7 @@ export async function startCloudAccount(
         path,
         { maxBytes, signal: request.signal, what },
       );
-      return { path, sizeBytes, ...(mimeType === undefined ? {} : { mimeType }) };
+      return { path, sizeBytes, mimeType };
     } catch (error) {
       if (error instanceof MediaError || error instanceof WhatsAppError) throw error;
       throw toWhatsAppError(error, `downloading ${what}`);
@@ -171,20 +172,20 @@ export async function startCloudAccount(
       channel: context.channelId,
       accountId: context.accountId,
       messageId: message.id,
-      sender: { id: senderId, ...(name === undefined ? {} : { name }) },
+      sender: { id: senderId, name },
       text,
       timestamp: Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : now(),
-      ...(message.context?.id === undefined
-        ? {}
-        : {
-            replyTo: {
+      replyTo:
+        message.context?.id === undefined
+          ? undefined
+          : {
               messageId: message.context.id,
-              ...(message.context.from === undefined
-                ? {}
-                : { senderId: toE164(message.context.from) ?? message.context.from }),
+              senderId:
+                message.context.from === undefined
+                  ? undefined
+                  : (toE164(message.context.from) ?? message.context.from),
             },
-          }),
-      ...(media === undefined ? {} : { media: [media] }),
+      media: media === undefined ? undefined : [media],
       raw: message,
     };
     if (message.group_id !== undefined) {
@@ -203,7 +204,7 @@ export async function startCloudAccount(
     return {
       ...core,
       chatType: 'direct',
-      peer: { kind: 'direct', id: senderId, ...(name === undefined ? {} : { name }) },
+      peer: { kind: 'direct', id: senderId, name },
     };
   };
 
@@ -308,7 +309,7 @@ export async function startCloudAccount(
         identity.displayPhoneNumber === undefined
           ? phoneNumberId
           : (toE164(identity.displayPhoneNumber) ?? identity.displayPhoneNumber),
-      ...(identity.verifiedName === undefined ? {} : { name: identity.verifiedName }),
+      name: identity.verifiedName,
     },
   });
 
@@ -325,10 +326,7 @@ export async function startCloudAccount(
         () => graph.sendMessage(payload),
         (error) =>
           error instanceof GraphRequestError && error.rateLimited
-            ? {
-                rateLimited: true,
-                ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }),
-              }
+            ? { rateLimited: true, retryAfterMs: error.retryAfterMs }
             : { rateLimited: false },
         { policy: dependencies.rateLimitRetry, what },
       );
@@ -364,7 +362,7 @@ export async function startCloudAccount(
     }
     return {
       ...reference,
-      ...(caption === undefined ? {} : { caption }),
+      caption,
       ...(media.kind === 'document' ? { filename: fileName } : {}),
     };
   };
@@ -387,7 +385,7 @@ export async function startCloudAccount(
               ...target,
               type: 'text',
               text: { preview_url: false, body: chunk },
-              ...(context_ === undefined ? {} : { context: context_ }),
+              context: context_,
             },
             what,
           ),
@@ -412,12 +410,7 @@ export async function startCloudAccount(
           canCaption ? caption : undefined,
           fileName,
         );
-        ids.push(
-          await post(
-            { ...target, type, [type]: object, ...(context_ === undefined ? {} : { context: context_ }) },
-            what,
-          ),
-        );
+        ids.push(await post({ ...target, type, [type]: object, context: context_ }, what));
         context_ = undefined;
         if (canCaption) captionSent = true;
       }

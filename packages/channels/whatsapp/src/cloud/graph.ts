@@ -56,8 +56,8 @@ export function toWhatsAppError(error: unknown, what: string): WhatsAppError {
   const code = error.graph?.code;
   const details = {
     httpStatus: error.status,
-    ...(code === undefined ? {} : { graphCode: code }),
-    ...(error.graph?.fbtrace_id === undefined ? {} : { fbtraceId: error.graph.fbtrace_id }),
+    graphCode: code,
+    fbtraceId: error.graph?.fbtrace_id,
   };
   if (code === reEngagementCode) {
     return new WhatsAppError(
@@ -149,7 +149,7 @@ export function createGraphClient(options: GraphClientOptions): GraphClient {
         authorization,
         ...(body === undefined || isForm ? {} : { 'content-type': 'application/json' }),
       },
-      ...(body === undefined ? {} : { body: isForm ? body : JSON.stringify(body) }),
+      body: body === undefined || isForm ? body : JSON.stringify(body),
       signal: options.signal,
     });
     const text = await response.text();
@@ -178,10 +178,8 @@ export function createGraphClient(options: GraphClientOptions): GraphClient {
         `/${encodeURIComponent(options.phoneNumberId)}?fields=display_phone_number,verified_name`,
       )) as { display_phone_number?: string; verified_name?: string } | undefined;
       return {
-        ...(body?.display_phone_number === undefined
-          ? {}
-          : { displayPhoneNumber: body.display_phone_number }),
-        ...(body?.verified_name === undefined ? {} : { verifiedName: body.verified_name }),
+        displayPhoneNumber: body?.display_phone_number,
+        verifiedName: body?.verified_name,
       };
     },
     async sendMessage(payload) {
