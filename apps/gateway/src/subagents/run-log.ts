@@ -78,8 +78,8 @@ export async function readRunLog(
     ...(await readHistoryPage(store, {
       sessionId,
       includeTools: true,
-      ...(page.limit === undefined ? {} : { limit: page.limit }),
-      ...(page.before === undefined ? {} : { before: page.before }),
+      limit: page.limit,
+      before: page.before,
     })),
   };
 }

@@ -69,7 +69,7 @@ function view(message: Message, sequence: number): HistoryMessage {
     role: message.role,
     timestamp: message.timestamp ?? 0,
     text: truncated ? `${text.slice(0, historyLimits.maxMessageChars)}…` : text,
-    ...(tools === undefined ? {} : { tools }),
+    tools,
     ...(message.role === 'toolResult' && message.isError ? { isError: true } : {}),
     ...(truncated ? { truncated: true } : {}),
   };

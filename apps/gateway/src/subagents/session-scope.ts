@@ -24,7 +24,7 @@ export function configuredAgents(config: GatewayConfig): Array<{ id: string; nam
   if (list.length === 0) return [{ id: resolveDefaultAgentId(config) }];
   return list.map((agent) => ({
     id: agent.id.toLowerCase(),
-    ...(agent.name === undefined ? {} : { name: agent.name }),
+    name: agent.name,
   }));
 }
 

@@ -153,14 +153,15 @@ export function sessionTools(
         kind === 'subagent' || kind === 'cron'
           ? 'internal'
           : (session.channel ?? route?.channel ?? 'unknown'),
-      ...(session.label === undefined ? {} : { label: session.label }),
-      ...(session.displayName === undefined ? {} : { displayName: session.displayName }),
+      label: session.label,
+      displayName: session.displayName,
       sessionId: session.sessionId,
       updatedAt: iso(session.updatedAt),
       model: resolveModelReference(config, session.agentId, session),
       totalTokens: session.tokens.input + session.tokens.output,
-      ...(session.tokens.context === undefined ? {} : { contextTokens: session.tokens.context }),
-      ...(route === undefined ? {} : { lastChannel: route.channel, lastTo: route.to }),
+      contextTokens: session.tokens.context,
+      lastChannel: route?.channel,
+      lastTo: route?.to,
       ...(messageLimit > 0
         ? {
             messages: (await readHistoryPage(store, { sessionId: session.sessionId, limit: messageLimit }))
@@ -190,10 +191,10 @@ export function sessionTools(
           // Pages until `limit` rows of the asked kinds (a kind filter cannot go to the store).
           for (let page = 0; page < 20 && taken < limit; page += 1) {
             const result = await store.listSessions({
-              ...(agentId === undefined ? {} : { agentId }),
-              ...(updatedSince === undefined ? {} : { updatedSince }),
+              agentId,
+              updatedSince,
               limit: 100,
-              ...(cursor === undefined ? {} : { cursor }),
+              cursor,
             });
             for (const session of result.sessions) {
               if (taken >= limit) break;
@@ -221,9 +222,9 @@ export function sessionTools(
         if ('error' in found) return answer({ error: found.error }, true);
         const page = await readHistoryPage(store, {
           sessionId: found.session.sessionId,
-          ...(args.before === undefined ? {} : { before: args.before }),
-          ...(args.limit === undefined ? {} : { limit: args.limit }),
-          ...(args.includeTools === undefined ? {} : { includeTools: args.includeTools }),
+          before: args.before,
+          limit: args.limit,
+          includeTools: args.includeTools,
         });
         return answer({ sessionKey: found.session.key, sessionId: found.session.sessionId, ...page });
       },
@@ -292,7 +293,7 @@ export function sessionTools(
           tokens: {
             input: session.tokens.input,
             output: session.tokens.output,
-            ...(session.tokens.context === undefined ? {} : { context: session.tokens.context }),
+            context: session.tokens.context,
             costUsd: session.tokens.costUsd,
           },
           run: lane?.active === undefined ? 'idle' : lane.active.phase,

@@ -84,7 +84,7 @@ export function createSettlement(options: SettlementOptions): Settlement {
           agentId: record.agentId,
           requesterSessionKey: record.requesterSessionKey,
           outcome: record.outcome,
-          ...(record.errorText === undefined ? {} : { error: record.errorText }),
+          error: record.errorText,
           startedAt: record.startedAt,
           endedAt: record.endedAt ?? now(),
         });

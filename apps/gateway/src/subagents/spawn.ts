@@ -65,23 +65,23 @@ export async function spawnSubagent(context: SpawnContext, request: SpawnRequest
     requesterAgentId: request.requesterAgentId,
     agentId,
     task: request.task,
-    ...(request.label === undefined ? {} : { label: request.label }),
+    label: request.label,
     cleanup: request.cleanup ?? 'keep',
     model,
-    ...(thinking === undefined ? {} : { thinking }),
+    thinking,
     depth,
     ...(route === undefined
       ? {}
       : {
           requesterRoute: {
             channel: route.channel,
-            ...(route.accountId === undefined ? {} : { accountId: route.accountId }),
+            accountId: route.accountId,
             to: route.to,
-            ...(route.threadId === undefined ? {} : { threadId: route.threadId }),
+            threadId: route.threadId,
           },
         }),
     startedAt: now(),
-    ...(request.runTimeoutSeconds === undefined ? {} : { runTimeoutSeconds: request.runTimeoutSeconds }),
+    runTimeoutSeconds: request.runTimeoutSeconds,
     announce: { state: 'pending', attempts: 0 },
   };
   // Durable before anything runs: a crash from here on resumes from this record.
@@ -89,7 +89,7 @@ export async function spawnSubagent(context: SpawnContext, request: SpawnRequest
   await store.ensureSession(record.childSessionKey, { agentId, chatType: 'direct', channel: 'subagent' });
   await store.patchSession(record.childSessionKey, {
     modelOverride: model,
-    ...(thinking === undefined ? {} : { thinkingLevel: thinking }),
+    thinkingLevel: thinking,
   });
   await runtime.inbound.submitRpc(childSubmission(record, config));
   logger.info('subagent spawned', {
@@ -106,8 +106,8 @@ export async function spawnSubagent(context: SpawnContext, request: SpawnRequest
       requesterSessionKey: record.requesterSessionKey,
       requesterAgentId: record.requesterAgentId,
       task: record.task,
-      ...(record.label === undefined ? {} : { label: record.label }),
-      ...(model === undefined ? {} : { model }),
+      label: record.label,
+      model,
       depth,
     });
   return { status: 'accepted', childSessionKey: record.childSessionKey, runId };

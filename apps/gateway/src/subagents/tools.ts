@@ -35,9 +35,9 @@ function summary(record: SubagentRunRecord) {
     childSessionKey: record.childSessionKey,
     status: record.outcome ?? 'running',
     startedAt: new Date(record.startedAt).toISOString(),
-    ...(record.endedAt === undefined ? {} : { endedAt: new Date(record.endedAt).toISOString() }),
+    endedAt: record.endedAt === undefined ? undefined : new Date(record.endedAt).toISOString(),
     announce: record.announce.state,
-    ...(record.resultText === undefined ? {} : { result: record.resultText }),
+    result: record.resultText,
   };
 }
 
@@ -65,12 +65,12 @@ export function subagentTools(
           requesterSessionKey: scope.sessionKey,
           requesterAgentId: scope.agentId,
           task: args.task,
-          ...(args.label === undefined ? {} : { label: args.label }),
-          ...(args.agentId === undefined ? {} : { agentId: args.agentId }),
-          ...(args.model === undefined ? {} : { model: args.model }),
-          ...(args.thinking === undefined ? {} : { thinking: args.thinking }),
-          ...(args.runTimeoutSeconds === undefined ? {} : { runTimeoutSeconds: args.runTimeoutSeconds }),
-          ...(args.cleanup === undefined ? {} : { cleanup: args.cleanup }),
+          label: args.label,
+          agentId: args.agentId,
+          model: args.model,
+          thinking: args.thinking,
+          runTimeoutSeconds: args.runTimeoutSeconds,
+          cleanup: args.cleanup,
         });
         return {
           content: text(result),
