@@ -260,7 +260,7 @@ export function createConfigReloader(options: ConfigReloaderOptions): ConfigRelo
       channels: raw.channels,
       plugins: raw.plugins,
       configPath: file,
-      ...(options.extraPlugins === undefined ? {} : { extra: options.extraPlugins }),
+      extra: options.extraPlugins,
     });
     problems.push(...plugins.problems);
     for (const { channel } of options.registry.channels()) {

@@ -116,7 +116,7 @@ export function channelTurnInput(
     channel: message.channel,
     accountId: message.accountId,
     peer: message.peer,
-    ...(message.thread === undefined ? {} : { threadId: message.thread.id }),
+    threadId: message.thread === undefined ? undefined : message.thread.id,
     replyToMessageId: message.messageId,
     senderId: message.sender.id,
     ...(message.media === undefined || message.media.length === 0 ? {} : { media: message.media }),

@@ -84,7 +84,7 @@ export function createInbound(dependencies: InboundDependencies): Inbound {
           channel: message.channel,
           accountId: message.accountId,
           peer: message.peer,
-          ...(message.thread === undefined ? {} : { threadId: message.thread.id }),
+          threadId: message.thread === undefined ? undefined : message.thread.id,
           ...(message.chatType === 'direct' ? {} : { replyToMessageId: message.messageId }),
           text,
         },
@@ -122,7 +122,7 @@ export function createInbound(dependencies: InboundDependencies): Inbound {
             ? `compact:${refKey(input.ref)}`
             : `${input.channel}:${input.accountId}:${input.peer?.id}:${input.threadId ?? ''}`,
       ...options,
-      ...(input.lane === undefined ? {} : { lane: input.lane }),
+      lane: input.lane,
       ...(input.kind === 'compact' ? { mode: 'followup' as const } : {}),
     });
     if (result.status === 'dropped') {
@@ -155,10 +155,10 @@ export function createInbound(dependencies: InboundDependencies): Inbound {
       channel: message.channel,
       accountId: message.accountId,
       peer: { kind: message.peer.kind, id: message.peer.id },
-      ...(parentPeer === undefined ? {} : { parentPeer: { kind: parentPeer.kind, id: parentPeer.id } }),
-      ...(group?.guildId === undefined ? {} : { guildId: group.guildId }),
-      ...(message.teamId === undefined ? {} : { teamId: message.teamId }),
-      ...(group?.memberRoleIds === undefined ? {} : { memberRoleIds: group.memberRoleIds }),
+      parentPeer: parentPeer === undefined ? undefined : { kind: parentPeer.kind, id: parentPeer.id },
+      guildId: group?.guildId,
+      teamId: message.teamId,
+      memberRoleIds: group?.memberRoleIds,
     });
     // Threads that are their own conversation (Discord) keep the peer's key; others get a suffix.
     const sessionKey =
@@ -314,11 +314,11 @@ export function createInbound(dependencies: InboundDependencies): Inbound {
         channel: submission.channel,
         accountId: rpcAccountId,
         runId,
-        ...(submission.deliver === undefined ? {} : { deliver: submission.deliver }),
-        ...(submission.thinking === undefined ? {} : { thinking: submission.thinking }),
-        ...(submission.timeoutMs === undefined ? {} : { timeoutMs: submission.timeoutMs }),
-        ...(submission.queueMode === undefined ? {} : { queueMode: submission.queueMode }),
-        ...(submission.lane === undefined ? {} : { lane: submission.lane }),
+        deliver: submission.deliver,
+        thinking: submission.thinking,
+        timeoutMs: submission.timeoutMs,
+        queueMode: submission.queueMode,
+        lane: submission.lane,
         receivedAt: now(),
       };
       const journaled = await journal.received({

@@ -15,6 +15,7 @@ export function anthropicMessagesModel(_api: string, settings: ModelSettings): M
   const { configured } = settings;
   return anthropicModel(settings.modelId, {
     provider: settings.provider,
+    // Keeps the spreads (decision 0028, rule 1): anthropicModel spreads these over its defaults.
     ...(settings.baseUrl === undefined ? {} : { baseUrl: settings.baseUrl }),
     ...(configured === undefined
       ? {}
@@ -100,8 +101,8 @@ export function createModelCatalog(
       const model = createModel(settings.api, {
         provider,
         modelId,
-        ...(settings.baseUrl === undefined ? {} : { baseUrl: settings.baseUrl }),
-        ...(configured === undefined ? {} : { configured }),
+        baseUrl: settings.baseUrl,
+        configured,
       });
       const target: ModelTarget = {
         reference: `${provider}/${modelId}`,

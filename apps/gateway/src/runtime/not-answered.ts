@@ -109,6 +109,7 @@ export function recordNotAnswered(
   const fields = {
     channel: entry.channel,
     accountId: entry.accountId,
+    // Keeps the spreads (decision 0028, rule 1): log fields are merged over the logger's own.
     ...(entry.chatId === undefined ? {} : { chatId: entry.chatId }),
     ...(entry.senderId === undefined ? {} : { senderId: entry.senderId }),
     ...(entry.messageId === undefined ? {} : { messageId: entry.messageId }),

@@ -85,8 +85,8 @@ export function createOutbound(dependencies: OutboundDependencies): SendOutbound
     const where = { channel: message.channel, accountId: message.accountId };
     return sendWithRetry(account, message, {
       fallbackPolicy,
-      ...(dependencies.sleep === undefined ? {} : { sleep: dependencies.sleep }),
-      ...(signal === undefined ? {} : { signal }),
+      sleep: dependencies.sleep,
+      signal,
       onRetry: (event) =>
         logger.warn('send failed, retrying', {
           ...where,
@@ -127,6 +127,7 @@ export function createOutbound(dependencies: OutboundDependencies): SendOutbound
         channel: message.channel,
         accountId: message.accountId,
         to: message.peer.id,
+        // Keeps the spread (decision 0028, rule 1): a reclaim merges these details over the stored ones.
         ...(scope.runId === undefined ? {} : { runId: scope.runId }),
       });
       if (claim.status === 'already-sent') {

@@ -131,7 +131,7 @@ export async function checkChannelsAndPlugins(input: PluginCheckInput): Promise<
     found = await findPlugins({
       config: plugins.data,
       baseDirectory,
-      ...(input.configPath === undefined ? {} : { configDirectory: resolve(input.configPath, '..') }),
+      configDirectory: input.configPath === undefined ? undefined : resolve(input.configPath, '..'),
       bundled,
     });
   } catch (error) {
@@ -250,7 +250,7 @@ export async function startPlugins(
     channels: options.config.channels,
     plugins: options.config.plugins,
     configPath: options.configPath,
-    ...(options.extra === undefined ? {} : { extra: options.extra }),
+    extra: options.extra,
   });
   stopOnErrors(check.problems, 'CONFIG_INVALID', logger);
   const found = check.found ?? { candidates: [], failed: [], disabled: [], entries: {} };

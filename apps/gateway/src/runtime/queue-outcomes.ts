@@ -47,7 +47,7 @@ export function createQueueOutcomes(
         channel: input.channel,
         accountId: input.accountId,
         peer: input.peer,
-        ...(input.threadId === undefined ? {} : { threadId: input.threadId }),
+        threadId: input.threadId,
         ...(input.chatType === 'direct' || input.replyToMessageId === undefined
           ? {}
           : { replyToMessageId: input.replyToMessageId }),
@@ -85,8 +85,8 @@ export function createQueueOutcomes(
         detail: event.reason,
         channel: input.channel,
         accountId: input.accountId,
-        ...(input.peer === undefined ? {} : { chatId: input.peer.id }),
-        ...(input.senderId === undefined ? {} : { senderId: input.senderId }),
+        chatId: input.peer?.id,
+        senderId: input.senderId,
         messageId: input.ref.messageId,
         sessionKey: event.sessionKey,
       });

@@ -115,7 +115,7 @@ export function createRunEvents(options: RunEventsOptions): RunEvents {
         reason: wait.reason,
         provider: wait.provider,
         model: wait.model,
-        ...(wait.profileId === undefined ? {} : { profileId: wait.profileId }),
+        profileId: wait.profileId,
         attempt: wait.attempt,
         until: now() + wait.waitMs,
       });
@@ -184,7 +184,7 @@ export function createRunEvents(options: RunEventsOptions): RunEvents {
         });
         chatEvent('final', {
           message: snapshot(outcome.text),
-          ...(outcome.usage === undefined ? {} : { usage: outcome.usage }),
+          usage: outcome.usage,
           stopReason: outcome.stopReason ?? 'stop',
         });
       } else if (outcome.status === 'aborted') {
@@ -211,8 +211,8 @@ export function createRunEvents(options: RunEventsOptions): RunEvents {
             ? {}
             : {
                 errorDetail: {
-                  ...(outcome.errorClass === undefined ? {} : { errorClass: outcome.errorClass }),
-                  ...(outcome.retryAfterMs === undefined ? {} : { retryAfterMs: outcome.retryAfterMs }),
+                  errorClass: outcome.errorClass,
+                  retryAfterMs: outcome.retryAfterMs,
                 },
               }),
         });

@@ -224,7 +224,7 @@ export function createTurnRunner(services: RunnerServices): TurnRunner {
           model,
           streamOptions: {
             ...credentialsOf(credentials),
-            ...(credentials.target.headers === undefined ? {} : { headers: credentials.target.headers }),
+            headers: credentials.target.headers,
           },
         }),
       });

@@ -29,9 +29,9 @@ export async function openSessionStore(options: OpenSessionStoreOptions): Promis
     const { createPostgresSessionStore } = await import('@switchboard/store-postgres');
     const store = await createPostgresSessionStore({
       url: storage.url,
-      ...(storage.poolSize === undefined ? {} : { poolSize: storage.poolSize }),
-      ...(storage.livenessTimeoutMs === undefined ? {} : { livenessTimeoutMs: storage.livenessTimeoutMs }),
-      ...(options.now === undefined ? {} : { now: options.now }),
+      poolSize: storage.poolSize,
+      livenessTimeoutMs: storage.livenessTimeoutMs,
+      now: options.now,
       onConnectionError: (error) => logger.warn(`storage: a PostgreSQL connection failed: ${error.message}`),
     });
     logger.info(
@@ -42,7 +42,7 @@ export async function openSessionStore(options: OpenSessionStoreOptions): Promis
   const store = await createSqliteSessionStore({
     stateDirectory: options.stateDirectory,
     durability: options.durability,
-    ...(options.now === undefined ? {} : { now: options.now }),
+    now: options.now,
   });
   return { store, durability: store.durability };
 }

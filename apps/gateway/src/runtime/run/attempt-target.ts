@@ -20,6 +20,7 @@ export function credentialsOf(attempt: AttemptTarget): {
   const apiKey = attempt.apiKey ?? attempt.target.apiKey;
   const authToken = attempt.authToken ?? attempt.target.authToken;
   return {
+    // Keeps the spreads (decision 0028, rule 1): the result is spread over the stream options.
     ...(apiKey === undefined ? {} : { apiKey }),
     ...(authToken === undefined || apiKey !== undefined ? {} : { authToken }),
     ...(attempt.target.baseUrl === undefined ? {} : { baseUrl: attempt.target.baseUrl }),

@@ -74,10 +74,10 @@ export async function runAttempts(
     try {
       const result = await services.auth.runWithFailover({
         model: request.reference,
-        ...(modelChoice?.primary === undefined ? {} : { primary: modelChoice.primary }),
+        primary: modelChoice?.primary,
         fallbacks: modelChoice?.fallbacks ?? [],
         thinkingLevel: request.thinking,
-        ...(sessionPin === undefined ? {} : { sessionPin }),
+        sessionPin,
         compactionCount: request.compactionCount,
         signal: request.signal,
         maxWaitMs: request.maxWaitMs,
@@ -88,6 +88,7 @@ export async function runAttempts(
             waitMs: wait.waitMs,
             reason: wait.reason,
             model: `${wait.provider}/${wait.model}`,
+            // Keeps the spread (decision 0028, rule 1): log fields are merged over the logger's own.
             ...(wait.profileId === undefined ? {} : { profile: wait.profileId }),
             attempt: wait.attempt,
           });
@@ -98,8 +99,8 @@ export async function runAttempts(
           state.current = {
             target,
             ...(candidate.credential === undefined ? {} : candidate.credential),
-            ...(candidate.thinkingLevel === undefined ? {} : { thinkingLevel: candidate.thinkingLevel }),
-            ...(candidate.profileId === undefined ? {} : { profileId: candidate.profileId }),
+            thinkingLevel: candidate.thinkingLevel,
+            profileId: candidate.profileId,
           };
           agent.setModel(target.model);
           if (candidate.thinkingLevel !== undefined) agent.setThinkingLevel(candidate.thinkingLevel);
@@ -142,14 +143,14 @@ export async function runAttempts(
           return {
             failure: error,
             errorText: compactionError instanceof Error ? compactionError.message : String(compactionError),
-            ...(sessionPin === undefined ? {} : { sessionPin }),
+            sessionPin,
           };
         } finally {
           request.setCompacting(false);
         }
       }
       if (error.code === 'AUTH_PROFILES_ABORTED') return sessionPin === undefined ? {} : { sessionPin };
-      return { failure: error, ...(sessionPin === undefined ? {} : { sessionPin }) };
+      return { failure: error, sessionPin };
     }
   }
 }

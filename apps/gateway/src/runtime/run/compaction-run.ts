@@ -82,7 +82,7 @@ export async function runCompaction(
           channel: target.channel,
           accountId: target.accountId,
           peer: target.peer,
-          ...(target.threadId === undefined ? {} : { threadId: target.threadId }),
+          threadId: target.threadId,
           text,
         },
         { idempotencyKey: `${refKey(last.ref)}:compact` },

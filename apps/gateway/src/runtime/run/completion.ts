@@ -110,9 +110,9 @@ export async function completeRun(services: CompletionServices, request: Complet
             status: 'error',
             runId,
             message: errorText,
-            ...(errorClass === undefined ? {} : { errorClass }),
-            ...(errorCode === undefined ? {} : { errorCode }),
-            ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+            errorClass,
+            errorCode,
+            retryAfterMs,
           };
   // Protocol runs summarized into this turn end with it: their clients wait on their own ids.
   const carried = allInputs.filter(
@@ -132,21 +132,21 @@ export async function completeRun(services: CompletionServices, request: Complet
     message: finalMessage,
     text: texts.join('\n\n'),
     usage,
-    ...(finalMessage === undefined ? {} : { stopReason: finalMessage.stopReason }),
-    ...(errorText === undefined ? {} : { error: errorText }),
-    ...(errorClass === undefined ? {} : { errorClass }),
-    ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    stopReason: finalMessage === undefined ? undefined : finalMessage.stopReason,
+    error: errorText,
+    errorClass,
+    retryAfterMs,
   });
   runs.finish(runId, outcome, {
-    ...(finalMessage === undefined ? {} : { stopReason: finalMessage.stopReason }),
-    ...(errorText === undefined ? {} : { error: errorText }),
+    stopReason: finalMessage === undefined ? undefined : finalMessage.stopReason,
+    error: errorText,
   });
   if (hooks.has('agent_end')) {
     void hooks.run('agent_end', {
       ...scope,
       messages: request.result.messages.filter(isModelMessage),
       success: status === 'ok',
-      ...(errorText === undefined ? {} : { error: errorText }),
+      error: errorText,
       durationMs: now() - startedAt,
       usage,
     });

@@ -148,6 +148,7 @@ export async function loadInboundMedia(
         {
           channel: origin.channel,
           accountId: origin.accountId,
+          // Keeps the spreads (decision 0028, rule 1): log fields are merged over the logger's own.
           ...(origin.messageId === undefined ? {} : { messageId: origin.messageId }),
           kind: item.kind,
           ...(item.fileName === undefined ? {} : { fileName: item.fileName }),

@@ -34,7 +34,7 @@ export function replyTarget(input: TurnInput, session: SessionEntry | undefined)
       channel: input.channel,
       accountId: input.accountId,
       peer: input.peer,
-      ...(input.threadId === undefined ? {} : { threadId: input.threadId }),
+      threadId: input.threadId,
     };
   }
   const route = session?.lastRoute;
@@ -43,7 +43,7 @@ export function replyTarget(input: TurnInput, session: SessionEntry | undefined)
       channel: route.channel,
       accountId: route.accountId ?? 'default',
       peer: { kind: route.peerKind ?? 'direct', id: route.to },
-      ...(route.threadId === undefined ? {} : { threadId: route.threadId }),
+      threadId: route.threadId,
     };
   }
   return undefined;
@@ -98,7 +98,7 @@ export function createReplyBridge(services: ReplyBridgeServices): ReplyBridge {
         channel: target.channel,
         accountId: target.accountId,
         to: target.peer.id,
-        ...(target.threadId === undefined ? {} : { threadId: target.threadId }),
+        threadId: target.threadId,
       },
       ...(input.chatType !== 'direct' && input.replyToMessageId !== undefined
         ? { replyToId: input.replyToMessageId }
@@ -110,8 +110,8 @@ export function createReplyBridge(services: ReplyBridgeServices): ReplyBridge {
             channel: target.channel,
             accountId: target.accountId,
             peer: target.peer,
-            ...(target.threadId === undefined ? {} : { threadId: target.threadId }),
-            ...(payload.replyToId === undefined ? {} : { replyToMessageId: payload.replyToId }),
+            threadId: target.threadId,
+            replyToMessageId: payload.replyToId,
             text: payload.text,
           },
           { idempotencyKey: `${keyBase}:${payload.kind}:${context.index}`, scope, signal: context.signal },
@@ -128,7 +128,7 @@ export function createReplyBridge(services: ReplyBridgeServices): ReplyBridge {
     if (account === undefined || typing === undefined) return () => {};
     const conversation = {
       peer: target.peer,
-      ...(target.threadId === undefined ? {} : { threadId: target.threadId }),
+      threadId: target.threadId,
     };
     const tick = () => {
       typing.call(account.running, conversation).catch(() => undefined);
@@ -192,13 +192,13 @@ export function feedReply(reply: ReplyStream, event: AgentEvent): void {
         };
         reply.onMessageToolSend({
           toolCallId: event.toolCallId,
-          ...(args.text === undefined ? {} : { text: args.text }),
+          text: args.text,
           ...(args.channel !== undefined && args.to !== undefined
             ? {
                 target: {
                   channel: args.channel,
                   to: args.to,
-                  ...(args.accountId === undefined ? {} : { accountId: args.accountId }),
+                  accountId: args.accountId,
                 },
               }
             : {}),
@@ -235,7 +235,7 @@ export function createToolSender(
             channel: messageTarget.channel,
             accountId: messageTarget.accountId ?? 'default',
             peer: { kind: 'direct' as const, id: messageTarget.to },
-            ...(messageTarget.threadId === undefined ? {} : { threadId: messageTarget.threadId }),
+            threadId: messageTarget.threadId,
           };
     if (destination === undefined)
       throw new Error('this conversation has no channel to send to; give channel and to');
@@ -245,7 +245,7 @@ export function createToolSender(
         channel: destination.channel,
         accountId: destination.accountId,
         peer: destination.peer,
-        ...(destination.threadId === undefined ? {} : { threadId: destination.threadId }),
+        threadId: destination.threadId,
         text,
       },
       { scope, signal },

@@ -63,7 +63,7 @@ export function createSessionPreparation(services: SessionPreparationServices): 
                 accountId: last.accountId,
                 to: last.peer.id,
                 peerKind: last.peer.kind,
-                ...(last.threadId === undefined ? {} : { threadId: last.threadId }),
+                threadId: last.threadId,
               },
             }
           : {}),

@@ -53,9 +53,9 @@ function fromEarlierFinal(final: EarlierFinal, runId: string): RunOutcome {
       status: 'error',
       runId,
       message: final.error?.message ?? payload.summary,
-      ...(errorClass === undefined ? {} : { errorClass }),
-      ...(errorCode === undefined ? {} : { errorCode }),
-      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      errorClass,
+      errorCode,
+      retryAfterMs,
     };
   }
   const texts = (payload.result?.payloads ?? []).map((entry) => entry.text ?? '');

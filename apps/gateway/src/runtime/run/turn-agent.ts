@@ -49,6 +49,7 @@ export function createTurnAgent(options: TurnAgentOptions): Agent {
     const stream = await options.services.streamFn(model, llmContext, {
       ...streamOptions,
       ...credentialsOf(current),
+      // Keeps the spreads (decision 0028, rule 1): written over streamOptions, an absent value keeps the caller's.
       ...(current.target.headers === undefined ? {} : { headers: current.target.headers }),
       ...(current.target.timeoutMs === undefined ? {} : { timeoutMs: current.target.timeoutMs }),
     });

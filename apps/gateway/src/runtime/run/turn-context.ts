@@ -98,7 +98,7 @@ export function createTurnContextBuilder(services: TurnContextServices): TurnCon
         runId: scope.runId,
         channel: last.channel,
         accountId: last.accountId,
-        ...(last.senderId === undefined ? {} : { senderId: last.senderId }),
+        senderId: last.senderId,
         workspaceDir,
         sendMessage,
       });
@@ -112,7 +112,7 @@ export function createTurnContextBuilder(services: TurnContextServices): TurnCon
         {
           config,
           agentId,
-          ...(agentConfig?.name === undefined ? {} : { agentName: agentConfig.name }),
+          agentName: agentConfig?.name,
           sessionKey,
           sessionId,
           workspaceDir,

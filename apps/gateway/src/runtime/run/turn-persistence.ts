@@ -67,7 +67,7 @@ export async function appendTurn(
               accountId: route.accountId,
               to: route.peer.id,
               peerKind: route.peer.kind,
-              ...(route.threadId === undefined ? {} : { threadId: route.threadId }),
+              threadId: route.threadId,
             },
           }),
       ...(marker === undefined || turn.pin === undefined ? {} : { metadata: { authPin: turn.pin } }),
