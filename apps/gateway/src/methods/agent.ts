@@ -76,11 +76,11 @@ export function agentMethods(services: MethodServices): GatewayMethod[] {
         const admission = await services.inbound.submitRpc({
           message: params.message,
           idempotencyKey: params.idempotencyKey,
-          ...(params.sessionKey === undefined ? {} : { sessionKey: params.sessionKey }),
-          ...(params.agentId === undefined ? {} : { agentId: params.agentId }),
-          ...(params.thinking === undefined ? {} : { thinking: params.thinking }),
-          ...(params.deliver === undefined ? {} : { deliver: params.deliver }),
-          ...(params.timeout === undefined ? {} : { timeoutMs: params.timeout * 1000 }),
+          sessionKey: params.sessionKey,
+          agentId: params.agentId,
+          thinking: params.thinking,
+          deliver: params.deliver,
+          timeoutMs: params.timeout === undefined ? undefined : params.timeout * 1000,
           images: imagesFrom(params.attachments),
           channel: 'webchat',
         });

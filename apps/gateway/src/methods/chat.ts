@@ -28,8 +28,8 @@ function historyMessage(message: Message, sequence: number, sessionId: string): 
       ),
       usage: message.usage,
       stopReason: message.stopReason,
-      ...(message.errorMessage === undefined ? {} : { errorMessage: message.errorMessage }),
-      ...(message.errorClass === undefined ? {} : { errorClass: message.errorClass }),
+      errorMessage: message.errorMessage,
+      errorClass: message.errorClass,
       ...(message.errorDetails?.retryAfterMs === undefined
         ? {}
         : { errorDetails: { retryAfterMs: message.errorDetails.retryAfterMs } }),
@@ -65,10 +65,10 @@ export function chatMethods(services: MethodServices): GatewayMethod[] {
           message: params.message,
           idempotencyKey: params.idempotencyKey,
           sessionKey: params.sessionKey,
-          ...(params.agentId === undefined ? {} : { agentId: params.agentId }),
-          ...(params.thinking === undefined ? {} : { thinking: params.thinking }),
-          ...(params.timeoutMs === undefined ? {} : { timeoutMs: params.timeoutMs }),
-          ...(params.queueMode === undefined ? {} : { queueMode: params.queueMode }),
+          agentId: params.agentId,
+          thinking: params.thinking,
+          timeoutMs: params.timeoutMs,
+          queueMode: params.queueMode,
           images: imagesFrom(params.attachments),
           channel: 'webchat',
         });

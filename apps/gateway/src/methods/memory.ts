@@ -70,8 +70,8 @@ export function memoryMethods(services: MethodServices): GatewayMethod[] {
       handle: (params) =>
         call(params.agentId, (memory, agentId) =>
           memory.search(agentId, params.query, {
-            ...(params.maxResults === undefined ? {} : { maxResults: params.maxResults }),
-            ...(params.minScore === undefined ? {} : { minScore: params.minScore }),
+            maxResults: params.maxResults,
+            minScore: params.minScore,
           }),
         ),
     }),

@@ -83,9 +83,9 @@ export function runFinalOf(outcome: RunOutcome): RunFinal {
           details: {
             code: 'RUN_FAILED',
             runId: outcome.runId,
-            ...(outcome.errorClass === undefined ? {} : { errorClass: outcome.errorClass }),
-            ...(outcome.errorCode === undefined ? {} : { errorCode: outcome.errorCode }),
-            ...(outcome.retryAfterMs === undefined ? {} : { retryAfterMs: outcome.retryAfterMs }),
+            errorClass: outcome.errorClass,
+            errorCode: outcome.errorCode,
+            retryAfterMs: outcome.retryAfterMs,
           },
         },
       };

@@ -52,10 +52,10 @@ export function sessionMethods(services: MethodServices): GatewayMethod[] {
         const limit = params.limit ?? 50;
         const page = await services.store.listSessions({
           limit,
-          ...(params.offset === undefined ? {} : { offset: params.offset }),
-          ...(params.agentId === undefined ? {} : { agentId: params.agentId }),
-          ...(params.search === undefined ? {} : { search: params.search }),
-          ...(params.label === undefined ? {} : { label: params.label }),
+          offset: params.offset,
+          agentId: params.agentId,
+          search: params.search,
+          label: params.label,
           ...(params.activeMinutes === undefined
             ? {}
             : { updatedSince: services.now() - params.activeMinutes * 60_000 }),
@@ -141,7 +141,7 @@ export function sessionMethods(services: MethodServices): GatewayMethod[] {
         }
         const result = await services.store.resetSession(sessionKey, {
           reason,
-          ...(params.expectedSessionId === undefined ? {} : { expectedSessionId: params.expectedSessionId }),
+          expectedSessionId: params.expectedSessionId,
         });
         if (services.hooks.has('session_end'))
           void services.hooks.run('session_end', {
@@ -175,7 +175,7 @@ export function sessionMethods(services: MethodServices): GatewayMethod[] {
         const { sessionKey, agentId } = resolve(params.key, params.agentId);
         services.dispatcher.abort(sessionKey, { clearQueue: true });
         const result = await services.store.deleteSession(sessionKey, {
-          ...(params.expectedSessionId === undefined ? {} : { expectedSessionId: params.expectedSessionId }),
+          expectedSessionId: params.expectedSessionId,
         });
         if (result.deleted && result.archivedSessionId !== undefined && services.hooks.has('session_end')) {
           void services.hooks.run('session_end', {

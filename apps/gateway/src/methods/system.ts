@@ -136,7 +136,7 @@ export function systemMethods(services: MethodServices): GatewayMethod[] {
             busySessions: stats.busySessions,
           },
           /** Gateways sharing the PostgreSQL store, with their session leases (absent on SQLite). */
-          ...(services.replicaStatus === undefined ? {} : { replicas: await services.replicaStatus() }),
+          replicas: services.replicaStatus === undefined ? undefined : await services.replicaStatus(),
           /** Journaled inbound messages not yet answered (capped at 1000). */
           pendingInbound: unanswered.length,
           /** Scheduled jobs and each agent's heartbeat runs, skips and tokens per day (decision 0019). */
@@ -206,9 +206,9 @@ export function systemMethods(services: MethodServices): GatewayMethod[] {
             channel,
             accountId: params.accountId ?? 'default',
             peer: { kind: 'direct', id: params.to },
-            ...(params.threadId === undefined ? {} : { threadId: params.threadId }),
-            ...(params.replyToId === undefined ? {} : { replyToMessageId: params.replyToId }),
-            ...(params.silent === undefined ? {} : { silent: params.silent }),
+            threadId: params.threadId,
+            replyToMessageId: params.replyToId,
+            silent: params.silent,
             text: params.message,
           },
           { idempotencyKey: `send:${params.idempotencyKey}` },
