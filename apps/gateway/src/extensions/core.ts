@@ -43,8 +43,8 @@ export const coreExtension: GatewayExtension = {
                   agentId,
                   sessionKey,
                   channel,
-                  ...(accountId === undefined ? {} : { accountId }),
-                  ...(senderId === undefined ? {} : { senderId }),
+                  accountId,
+                  senderId,
                   workspaceDir,
                 })
               : registration.tool;

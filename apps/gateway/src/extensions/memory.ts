@@ -90,11 +90,11 @@ function resolveMemoryConfigOnce(config: GatewayConfig): ResolvedMemoryConfig {
   return {
     enabled: search.enabled ?? true,
     provider: search.provider ?? 'none',
-    ...(search.model === undefined ? {} : { model: search.model }),
-    ...(search.remote?.baseUrl === undefined ? {} : { baseUrl: search.remote.baseUrl }),
-    ...(search.remote?.apiKey === undefined ? {} : { apiKey: search.remote.apiKey }),
-    ...(search.remote?.headers === undefined ? {} : { headers: search.remote.headers }),
-    ...(search.dimensions === undefined ? {} : { dimensions: search.dimensions }),
+    model: search.model,
+    baseUrl: search.remote?.baseUrl,
+    apiKey: search.remote?.apiKey,
+    headers: search.remote?.headers,
+    dimensions: search.dimensions,
     batchSize: search.batchSize ?? 64,
     extraPaths: search.extraPaths ?? [],
     chunking: {
@@ -127,8 +127,8 @@ function resolveMemoryConfigOnce(config: GatewayConfig): ResolvedMemoryConfig {
 /** The embeddings provider the config asks for; undefined (keyword-only) for `none` or a config that cannot work, logged with the reason. */
 function embeddingsFor(resolved: ResolvedMemoryConfig, logger: Logger): EmbeddingsProvider | undefined {
   const common = {
-    ...(resolved.headers === undefined ? {} : { headers: resolved.headers }),
-    ...(resolved.dimensions === undefined ? {} : { dimensions: resolved.dimensions }),
+    headers: resolved.headers,
+    dimensions: resolved.dimensions,
   };
   switch (resolved.provider) {
     case 'none':
@@ -136,7 +136,7 @@ function embeddingsFor(resolved: ResolvedMemoryConfig, logger: Logger): Embeddin
     case 'ollama':
       return createOllamaEmbeddings({
         model: resolved.model ?? 'nomic-embed-text',
-        ...(resolved.baseUrl === undefined ? {} : { baseUrl: resolved.baseUrl }),
+        baseUrl: resolved.baseUrl,
         ...common,
       });
     case 'openai':
@@ -147,8 +147,8 @@ function embeddingsFor(resolved: ResolvedMemoryConfig, logger: Logger): Embeddin
         );
       return createOpenAiCompatibleEmbeddings({
         model: resolved.model ?? 'text-embedding-3-small',
-        ...(resolved.baseUrl === undefined ? {} : { baseUrl: resolved.baseUrl }),
-        ...(resolved.apiKey === undefined ? {} : { apiKey: resolved.apiKey }),
+        baseUrl: resolved.baseUrl,
+        apiKey: resolved.apiKey,
         ...common,
       });
     case 'openai-compatible':
@@ -162,7 +162,7 @@ function embeddingsFor(resolved: ResolvedMemoryConfig, logger: Logger): Embeddin
       return createOpenAiCompatibleEmbeddings({
         model: resolved.model,
         baseUrl: resolved.baseUrl,
-        ...(resolved.apiKey === undefined ? {} : { apiKey: resolved.apiKey }),
+        apiKey: resolved.apiKey,
         ...common,
       });
   }
@@ -220,7 +220,7 @@ export const memoryExtension: GatewayExtension = {
         extraPaths: resolved.extraPaths,
         chunking: resolved.chunking,
         search: resolved.search,
-        ...(embeddings === undefined ? {} : { embeddings }),
+        embeddings,
         embeddingBatchSize: resolved.batchSize,
         watch: resolved.watch,
         watchDebounceMs: resolved.watchDebounceMs,
@@ -234,6 +234,7 @@ export const memoryExtension: GatewayExtension = {
           files: status.files,
           chunks: status.chunks,
           mode: status.mode,
+          // Keeps the spread (decision 0028, rule 1): log fields are merged over the logger's own.
           ...(status.note === undefined ? {} : { note: status.note }),
         });
         return index;

@@ -35,12 +35,12 @@ function configuredFields(configured: ProviderModelConfig | undefined): {
 } {
   if (configured === undefined) return {};
   return {
-    ...(configured.name === undefined ? {} : { name: configured.name }),
+    name: configured.name,
     contextWindow: configured.contextWindow,
     maxOutputTokens: configured.maxTokens,
-    ...(configured.reasoning === undefined ? {} : { reasoning: configured.reasoning }),
-    ...(configured.input === undefined ? {} : { input: configured.input }),
-    ...(configured.cost === undefined ? {} : { cost: configured.cost }),
+    reasoning: configured.reasoning,
+    input: configured.input,
+    cost: configured.cost,
   };
 }
 
@@ -52,7 +52,7 @@ function openAIModelFactory(context: ExtensionContext, api: string) {
       api,
       provider: settings.provider,
       id: settings.modelId,
-      ...(settings.baseUrl === undefined ? {} : { baseUrl: settings.baseUrl }),
+      baseUrl: settings.baseUrl,
       ...configuredFields(settings.configured),
       ...(Object.keys(compat).length === 0 ? {} : { compat }),
     });
@@ -115,9 +115,9 @@ export const providersExtension: GatewayExtension = {
         return createOllamaModel({
           provider: settings.provider,
           id: settings.modelId,
-          ...(settings.baseUrl === undefined ? {} : { baseUrl: settings.baseUrl }),
+          baseUrl: settings.baseUrl,
           ...configured,
-          ...(contextWindow === undefined ? {} : { contextWindow }),
+          contextWindow,
           ...(configured.reasoning === undefined && found !== undefined ? { reasoning: found.thinking } : {}),
           ...(configured.input === undefined && found?.vision === true ? { input: ['text', 'image'] } : {}),
         });
@@ -135,8 +135,8 @@ export const providersExtension: GatewayExtension = {
       for (const [name, provider] of toDiscover) {
         try {
           const models = await discoverOllamaModels({
-            ...(provider.baseUrl === undefined ? {} : { baseUrl: provider.baseUrl }),
-            ...(provider.headers === undefined ? {} : { headers: provider.headers }),
+            baseUrl: provider.baseUrl,
+            headers: provider.headers,
           });
           for (const model of models) discovered.set(`${name}/${model.id}`, model);
           context.logger.info('discovered Ollama models', {

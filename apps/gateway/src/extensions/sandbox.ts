@@ -129,7 +129,7 @@ export const sandboxExtension: GatewayExtension = {
           ? { usable: true, path: probe.path, version: probe.version }
           : {
               usable: false,
-              ...(probe.path === undefined ? {} : { path: probe.path }),
+              path: probe.path,
               reason: probe.reason,
             },
         processLimit: sandbox.processLimit(),

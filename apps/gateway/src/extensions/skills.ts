@@ -94,7 +94,7 @@ export const skillsExtension: GatewayExtension = {
         agentId,
         workspaceDirectory: context.workspaceFor(agentId),
         readTool: skillReadToolName,
-        ...(filter === undefined ? {} : { filter }),
+        filter,
       };
     };
     /** The session's snapshot: fixed for its session id, so the prompt stays byte-identical. */
@@ -137,7 +137,7 @@ export const skillsExtension: GatewayExtension = {
               try {
                 const result = await readSkillFile(snapshot, {
                   skill: args.skill,
-                  ...(args.path === undefined ? {} : { path: args.path }),
+                  path: args.path,
                 });
                 return {
                   content: [

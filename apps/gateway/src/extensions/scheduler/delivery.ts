@@ -36,6 +36,7 @@ export async function resolveTarget(
       kind: 'route',
       route: {
         ...route,
+        // Keeps the spreads (decision 0028, rule 1): spread over the session route, an absent value keeps its own.
         ...(delivery.to === undefined ? {} : { to: delivery.to }),
         ...(delivery.accountId === undefined ? {} : { accountId: delivery.accountId }),
       },
@@ -50,7 +51,7 @@ export async function resolveTarget(
       channel: delivery.channel,
       accountId: delivery.accountId ?? defaultAccountId,
       to: delivery.to,
-      ...(delivery.threadId === undefined ? {} : { threadId: delivery.threadId }),
+      threadId: delivery.threadId,
     },
   };
 }
@@ -89,7 +90,7 @@ export async function deliverText(options: DeliverOptions): Promise<DeliveryOutc
           channel: route.channel,
           accountId: route.accountId ?? defaultAccountId,
           peer: { kind: route.peerKind ?? 'direct', id: route.to },
-          ...(route.threadId === undefined ? {} : { threadId: route.threadId }),
+          threadId: route.threadId,
           text: chunk,
         },
         { idempotencyKey: `${options.idempotencyKey}:${index}`, scope: options.scope },

@@ -111,7 +111,7 @@ export async function planHeartbeat(options: {
     nowMs: options.nowMs,
     fileContent: content,
     busy: options.busy,
-    ...(settings.activeHours === undefined ? {} : { activeHours: settings.activeHours }),
+    activeHours: settings.activeHours,
   });
   if (!decision.run) {
     return {

@@ -94,8 +94,8 @@ async function execute(
         : {
             mode: 'announce',
             channel: target,
-            ...(plan.settings.to === undefined ? {} : { to: plan.settings.to }),
-            ...(plan.settings.accountId === undefined ? {} : { accountId: plan.settings.accountId }),
+            to: plan.settings.to,
+            accountId: plan.settings.accountId,
           };
     if (!resumed) await prepareSession(store, sessionKey, agentId, plan.settings.model, true);
   } else if (payload.kind === 'agentTurn') {
@@ -119,8 +119,8 @@ async function execute(
         agentId,
         channel: 'cron',
         deliver: false,
-        ...(thinking === undefined ? {} : { thinking }),
-        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+        thinking,
+        timeoutMs,
       }),
     signal,
   );
@@ -145,7 +145,7 @@ async function execute(
         status: 'ok',
         deliveryStatus: 'nothing_to_deliver',
         detail: 'HEARTBEAT_OK: nothing needs attention',
-        ...(usage === undefined ? {} : { usage }),
+        usage,
       };
     }
     text = reply;

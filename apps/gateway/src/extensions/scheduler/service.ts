@@ -88,8 +88,8 @@ export function createCronService(context: ExtensionContext): {
                 mode: 'announce',
                 channel: route.channel,
                 to: route.to,
-                ...(route.accountId === undefined ? {} : { accountId: route.accountId }),
-                ...(route.threadId === undefined ? {} : { threadId: route.threadId }),
+                accountId: route.accountId,
+                threadId: route.threadId,
               };
       }
       return state.engine().add(spec);
