@@ -49,7 +49,7 @@ export async function openGatewayStorage(options: GatewayStorageOptions): Promis
     storage: options.config.storage,
     stateDirectory: options.stateDirectory,
     durability: options.durability,
-    ...(options.now === undefined ? {} : { now: options.now }),
+    now: options.now,
     logger,
   });
   const replicas = opened.shared === undefined ? undefined : await replicaServices(opened.shared, logger);

@@ -9,7 +9,7 @@ export function pluginLoadSummary(report: PluginLoadReport): ReturnType<MethodSe
   return {
     loaded: report.loaded.map((plugin) => plugin.name),
     failed: report.failed.map((failure) => ({
-      ...(failure.plugin === undefined ? {} : { plugin: failure.plugin }),
+      plugin: failure.plugin,
       source: failure.source,
       error:
         failure.optional === true

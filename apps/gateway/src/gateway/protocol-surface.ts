@@ -109,7 +109,7 @@ export function createProtocolSurface(options: ProtocolSurfaceOptions): Protocol
         sessionDefaults: sessionDefaults(),
         authMode: config.gateway.auth.mode,
         stateDir: options.stateDirectory,
-        ...(loaded.path === undefined ? {} : { configPath: loaded.path }),
+        configPath: loaded.path,
       }),
     },
     http: createGatewayHttpHandler({

@@ -73,7 +73,7 @@ export async function assembleRuntime(options: RuntimeAssemblyOptions): Promise<
     dataRoot: join(options.stateDirectory, 'channels'),
     receive: (account, message) => receiver!.receiveFromChannel(account, message),
     notAnswered,
-    ...(storage.replicas === undefined ? {} : { leases: storage.replicas.channelLeases }),
+    leases: storage.replicas?.channelLeases,
   });
   const send = createOutbound({ hooks: registry.hooks, channels, store, logger, now });
   const { streamFn, auth, compactor, compactionSettings } = await createModelServices({
@@ -175,7 +175,7 @@ export async function assembleRuntime(options: RuntimeAssemblyOptions): Promise<
     now,
     dispatcher,
     notAnswered,
-    ...(storage.replicas === undefined ? {} : { replicas: storage.replicas.coordinator }),
+    replicas: storage.replicas?.coordinator,
   });
   receiver = inbound;
   return { runs, notAnswered, pairing, channels, send, auth, dispatcher, inbound, heapTrim };

@@ -43,7 +43,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   const stateDirectory = options.stateDirectory ?? resolveStateDirectory(environment);
   ensureStateDirectory(stateDirectory);
   const loadOptions = {
-    ...(options.configPath === undefined ? {} : { path: options.configPath }),
+    path: options.configPath,
     stateDirectory,
     environment,
   };
@@ -55,7 +55,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     options.logger ??
     createGatewayLogger({
       level: config.logging.level,
-      ...(config.logging.file === undefined ? {} : { file: config.logging.file }),
+      file: config.logging.file,
     });
   for (const warning of loaded.warnings) logger.warn(`config: ${warning.path}: ${warning.message}`);
 
@@ -82,7 +82,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     config,
     stateDirectory,
     durability: options.durability ?? config.session.durability ?? 'normal',
-    ...(options.now === undefined ? {} : { now }),
+    now: options.now,
     logger,
   });
   const { store, replicas } = storage;
@@ -96,7 +96,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     pluginReport = await startPlugins(registry, {
       config,
       configPath: loaded.path,
-      ...(options.plugins === undefined ? {} : { extra: options.plugins }),
+      extra: options.plugins,
       logger,
     });
   } catch (error) {
@@ -150,7 +150,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     registry,
     channels,
     auth: runtime.auth,
-    ...(options.plugins === undefined ? {} : { extraPlugins: options.plugins }),
+    extraPlugins: options.plugins,
     logger,
   });
   const reloadConfig = (trigger: ReloadTrigger): Promise<ConfigReloadReport> =>
