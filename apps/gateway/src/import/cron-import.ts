@@ -139,11 +139,11 @@ export function toSchedulerJob(
   }
   const input = {
     name: source.name,
-    ...(source.agentId === undefined ? {} : { agentId: source.agentId }),
+    agentId: source.agentId,
     enabled: source.enabled,
     ...(typeof job.deleteAfterRun === 'boolean' ? { deleteAfterRun: job.deleteAfterRun } : {}),
     schedule,
-    ...(target === undefined ? {} : { sessionTarget: target }),
+    sessionTarget: target,
     ...(typeof job.sessionKey === 'string' ? { sessionKey: job.sessionKey } : {}),
     payload:
       payload.kind === 'agentTurn'
@@ -157,7 +157,7 @@ export function toSchedulerJob(
         : payload.kind === 'systemEvent'
           ? { kind: 'systemEvent', text: payload.text }
           : payload,
-    ...(convertedDelivery === undefined ? {} : { delivery: convertedDelivery }),
+    delivery: convertedDelivery,
   };
   const parsed = jobSpecSchema.safeParse(input);
   if (!parsed.success)

@@ -214,7 +214,7 @@ export function sessionInputFrom(session: OpenClawSession): {
     if (entry[key] !== undefined) kept[key] = entry[key];
   const create: CreateSessionInput = {
     agentId: agentOfSession(session),
-    ...(chatType === undefined ? {} : { chatType }),
+    chatType,
     ...((text(entry.channel) ?? channel) ? { channel: (text(entry.channel) ?? channel) as string } : {}),
     ...(text(entry.label) === undefined ? {} : { label: text(entry.label) as string }),
     ...(text(entry.displayName) === undefined ? {} : { displayName: text(entry.displayName) as string }),
@@ -223,9 +223,9 @@ export function sessionInputFrom(session: OpenClawSession): {
           lastRoute: {
             channel,
             to,
-            ...(accountId === undefined ? {} : { accountId }),
-            ...(threadId === undefined ? {} : { threadId }),
-            ...(chatType === undefined ? {} : { peerKind: chatType }),
+            accountId,
+            threadId,
+            peerKind: chatType,
           },
         }
       : {}),

@@ -159,7 +159,7 @@ function convertMessage(value: unknown, fallbackTimestamp: number): Message | un
       toolCallId: value.toolCallId,
       toolName: typeof value.toolName === 'string' ? value.toolName : 'unknown',
       content: contentBlocks(value.content),
-      ...(value.details === undefined ? {} : { details: value.details }),
+      details: value.details,
       isError: value.isError === true,
       timestamp,
     };
@@ -221,7 +221,7 @@ export function convertTranscript(events: readonly unknown[], now: number): Conv
           summary: event.summary,
           firstKeptSequence: kept ?? ownSequence,
           tokensBefore: number(event.tokensBefore),
-          ...(event.details === undefined ? {} : { details: event.details }),
+          details: event.details,
           timestamp,
         });
         remember();
@@ -234,7 +234,7 @@ export function convertTranscript(events: readonly unknown[], now: number): Conv
           customType: typeof event.customType === 'string' ? event.customType : 'openclaw',
           content,
           ...(typeof event.display === 'boolean' ? { display: event.display } : {}),
-          ...(event.details === undefined ? {} : { details: event.details }),
+          details: event.details,
           timestamp,
         });
         remember();
@@ -244,7 +244,7 @@ export function convertTranscript(events: readonly unknown[], now: number): Conv
         entries.push({
           type: 'custom',
           customType: typeof event.customType === 'string' ? event.customType : 'openclaw',
-          ...(event.data === undefined ? {} : { data: event.data }),
+          data: event.data,
           timestamp,
         });
         remember();

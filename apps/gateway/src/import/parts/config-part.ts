@@ -70,7 +70,7 @@ export function configPart(context: ImportContext, plan: ConfigPlan): PartReport
     status: note.disposition,
     subject:
       note.target === undefined || note.target === note.path ? note.path : `${note.path} → ${note.target}`,
-    ...(note.message === undefined ? {} : { detail: note.message }),
+    detail: note.message,
   }));
   const explicitDmScope =
     isRecord(rawConfig) && isRecord(rawConfig.session) && rawConfig.session.dmScope !== undefined;
