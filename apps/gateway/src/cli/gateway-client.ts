@@ -136,7 +136,7 @@ export function connectGateway(
                 role: 'operator',
                 scopes: ['operator.admin'],
                 caps: ['tool-events'],
-                ...(token === undefined ? {} : { auth: { token } }),
+                auth: token === undefined ? undefined : { token },
               },
             }),
           );

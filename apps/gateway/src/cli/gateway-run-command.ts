@@ -19,7 +19,7 @@ export async function gatewayRunCommand(
   const handle = await startGateway({
     ...(typeof values.config === 'string' ? { configPath: values.config } : {}),
     ...(typeof values['state-dir'] === 'string' ? { stateDirectory: values['state-dir'] } : {}),
-    ...(port === undefined ? {} : { port }),
+    port,
     ...(typeof values.bind === 'string' ? { bind: values.bind } : {}),
     environment: io.environment,
   });

@@ -75,7 +75,7 @@ export async function skillsCommand(
   return helpers.withClient(async (client) => {
     const status = (await client.request(
       'skills.status',
-      { ...(agentId === undefined ? {} : { agentId }), ...(sub === 'info' ? { name } : {}) },
+      { agentId, ...(sub === 'info' ? { name } : {}) },
       { timeoutMs: readTimeoutMs },
     )) as unknown as SkillsStatusResult;
     helpers.print(status, () => (sub === 'info' ? formatInfo(status) : formatList(status)));

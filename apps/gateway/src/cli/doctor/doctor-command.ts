@@ -67,7 +67,7 @@ export async function doctorCommand(
     {
       ok: failed.length === 0,
       source: report === undefined ? 'config' : 'gateway',
-      gateway: { url, answered: report !== undefined, ...(report === undefined ? {} : { pid: report.pid }) },
+      gateway: { url, answered: report !== undefined, pid: report?.pid },
       checks,
     },
     () => formatChecks(checks, headings),

@@ -41,8 +41,8 @@ export async function exportSession(
         {
           key,
           limit: exportPageSize,
-          ...(fromSequence === undefined ? {} : { fromSequence }),
-          ...(sessionId === undefined ? {} : { sessionId }),
+          fromSequence,
+          sessionId,
         },
         { timeoutMs: 120_000 },
       );
