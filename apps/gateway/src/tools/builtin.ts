@@ -42,8 +42,8 @@ export function createBuiltinTools(options: BuiltinToolsOptions): AnyAgentTool[]
       parameters: readParameters,
       async execute(_id, args) {
         const result = await workspace.read(args.path, {
-          ...(args.offset === undefined ? {} : { offset: args.offset }),
-          ...(args.limit === undefined ? {} : { limit: args.limit }),
+          offset: args.offset,
+          limit: args.limit,
         });
         return {
           content: text(result.truncated ? `${result.text}\n[truncated]` : result.text),
@@ -130,8 +130,8 @@ export function createBuiltinTools(options: BuiltinToolsOptions): AnyAgentTool[]
               : {
                   channel: args.channel,
                   to: args.to,
-                  ...(args.accountId === undefined ? {} : { accountId: args.accountId }),
-                  ...(args.threadId === undefined ? {} : { threadId: args.threadId }),
+                  accountId: args.accountId,
+                  threadId: args.threadId,
                 };
           const messageIds = await sendMessage(args.text, target, signal);
           return {

@@ -68,7 +68,7 @@ export function runAllowedCommand(
         maxBuffer: options.maxOutputBytes ?? 256 * 1024,
         shell: false,
         windowsHide: true,
-        ...(signal === undefined ? {} : { signal }),
+        signal,
       },
       (error, stdout, stderr) => {
         const failure = error as

@@ -170,7 +170,7 @@ function fetchOnce(
           resolve({
             status: response.statusCode ?? 0,
             contentType: String(response.headers['content-type'] ?? ''),
-            ...(response.headers.location === undefined ? {} : { location: response.headers.location }),
+            location: response.headers.location,
             body: Buffer.concat(chunks).subarray(0, maxBytes).toString('utf8'),
             truncated: truncated || size > maxBytes,
           });
