@@ -98,7 +98,7 @@ describe('chunking random Markdown at the platforms’ limits', () => {
         fc.property(longMarkdown, (markdown) => {
           const chunks = chunkText(markdown, {
             limit: config.textLimit,
-            ...(config.maxLinesPerMessage === undefined ? {} : { maxLines: config.maxLinesPerMessage }),
+            maxLines: config.maxLinesPerMessage,
           });
           const sourceFences = findCodeFences(markdown);
           const longestOpening = Math.max(0, ...sourceFences.map((span) => squeeze(span.openLine).length));

@@ -89,7 +89,7 @@ export function createReplyStream(options: ReplyStreamOptions): ReplyStream {
   const chunkOptions = {
     limit: config.textLimit,
     mode: config.chunkMode,
-    ...(config.maxLinesPerMessage === undefined ? {} : { maxLines: config.maxLinesPerMessage }),
+    maxLines: config.maxLinesPerMessage,
   };
 
   function deliver(payload: DeliveryPayload): void {
@@ -111,7 +111,7 @@ export function createReplyStream(options: ReplyStreamOptions): ReplyStream {
           ...config.coalesce,
           onFlush: deliver,
           timers,
-          ...(options.now === undefined ? {} : { now: options.now }),
+          now: options.now,
         })
       : undefined;
   const chunker: BlockChunker | undefined = streaming
