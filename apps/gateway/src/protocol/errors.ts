@@ -37,7 +37,7 @@ export function toProtocolError(error: unknown): ProtocolErrorShape {
       message: error.message,
       details: { ...error.details, code: error.code },
       ...(error.retryable ? { retryable: true } : {}),
-      ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }),
+      retryAfterMs: error.retryAfterMs,
     };
   }
   if (SwitchboardError.isInstance(error)) {

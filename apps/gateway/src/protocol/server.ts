@@ -101,7 +101,7 @@ export function createProtocolServer(options: ProtocolServerOptions): ProtocolSe
     log,
   });
   const handleHttp = createHttpHandler({
-    ...(options.http === undefined ? {} : { http: options.http }),
+    http: options.http,
     isReady: () => !closing && (options.isReady?.() ?? true),
     log,
   });
