@@ -112,8 +112,8 @@ export function createPairingStore(store: SessionStore, options: PairingStoreOpt
         code: generatePairingCode(),
         sender: {
           id: sender.id,
-          ...(sender.name === undefined ? {} : { name: sender.name }),
-          ...(sender.username === undefined ? {} : { username: sender.username }),
+          name: sender.name,
+          username: sender.username,
         },
         createdAt,
         expiresAt: createdAt + ttlMs,
