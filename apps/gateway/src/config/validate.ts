@@ -119,7 +119,7 @@ export function unknownKeyProblem(
   const suggestion = closest === undefined ? undefined : formatKeyPath([...unknown.parent, closest], base);
   const severity = severityOf(path);
   const message = `${severity === 'error' ? 'unknown key' : 'unknown key, ignored'}${suggestion === undefined ? '' : ` (did you mean ${suggestion}?)`}`;
-  return { path, message, severity, ...(suggestion === undefined ? {} : { suggestion }) };
+  return { path, message, severity, suggestion };
 }
 
 function valueAt(input: unknown, path: ReadonlyArray<PropertyKey>): unknown {
