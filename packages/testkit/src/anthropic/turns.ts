@@ -281,7 +281,7 @@ export function compileTurn(turn: FakeTurn, context: CompileContext): CompiledTu
         addBlock({
           type: 'thinking',
           thinking: turn.thinking.text,
-          ...(turn.thinking.signature === undefined ? {} : { signature: turn.thinking.signature }),
+          signature: turn.thinking.signature,
         });
       }
     }

@@ -55,9 +55,7 @@ export function createDiscordConformanceDriver(
   const observed = (message: DiscordApiMessage): ObservedReply => ({
     text: message.content,
     platformMessageId: message.id,
-    ...(message.message_reference?.message_id === undefined
-      ? {}
-      : { replyToMessageId: message.message_reference.message_id }),
+    replyToMessageId: message.message_reference?.message_id,
   });
   const connected = () => fake.waitForSession({ timeoutMs: sessionWaitMs });
   /** The newest message per channel that the bot is expected to answer (DMs, mentions). */

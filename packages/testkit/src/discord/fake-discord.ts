@@ -150,7 +150,7 @@ export function createFakeDiscord(options: FakeDiscordOptions = {}): FakeDiscord
     const attachments = (options.attachments ?? []).map((input) => hostFile(channel.id, input));
     const message = buildMessage(channel, author, content, {
       attachments,
-      ...(referenced === undefined ? {} : { referenced }),
+      referenced,
     });
     storeMessage(message);
     dispatchMessage('MESSAGE_CREATE', message);

@@ -28,7 +28,7 @@ export interface RestReply {
 /** A Discord error reply (`{ message, code, errors? }`). */
 export const error = (status: number, code: number, message: string, errors?: unknown): RestReply => ({
   status,
-  body: { message, code, ...(errors === undefined ? {} : { errors }) },
+  body: { message, code, errors },
 });
 
 /** What the REST API records; `route` answers one request. */
@@ -124,7 +124,7 @@ export function createDiscordRest(
     );
     const message = buildMessage(channel, bot, content, {
       attachments,
-      ...(referenced === undefined ? {} : { referenced }),
+      referenced,
       flags: typeof body.flags === 'number' ? body.flags : 0,
       ...(typeof body.nonce === 'string' || typeof body.nonce === 'number' ? { nonce: body.nonce } : {}),
     });

@@ -415,9 +415,9 @@ export function createDiscordWorld({
     return {
       id: nextId(),
       channel_id: channel.id,
-      ...(guild === undefined ? {} : { guild_id: guild.api.id }),
+      guild_id: guild?.api.id,
       author,
-      ...(authorMember === undefined ? {} : { member: authorMember }),
+      member: authorMember,
       content,
       timestamp: iso(),
       edited_timestamp: null,
@@ -428,14 +428,14 @@ export function createDiscordWorld({
       pinned: false,
       type: referenced === undefined ? 0 : 19,
       flags: extra.flags ?? 0,
-      ...(extra.nonce === undefined ? {} : { nonce: extra.nonce }),
+      nonce: extra.nonce,
       ...(referenced === undefined
         ? {}
         : {
             message_reference: {
               message_id: referenced.id,
               channel_id: channel.id,
-              ...(guild === undefined ? {} : { guild_id: guild.api.id }),
+              guild_id: guild?.api.id,
             },
             referenced_message: { ...referenced, referenced_message: null },
           }),

@@ -53,7 +53,7 @@ export function createSlackConformanceDriver(options: SlackConformanceDriverOpti
   const toReply = (message: FakeSlackMessage): ObservedReply => ({
     // As the user sees it: Slack shows its &amp; &lt; &gt; escapes as the characters.
     text: message.text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&'),
-    ...(message.threadTs === undefined ? {} : { replyToMessageId: `${message.channel}:${message.threadTs}` }),
+    replyToMessageId: message.threadTs === undefined ? undefined : `${message.channel}:${message.threadTs}`,
     platformMessageId: `${message.channel}:${message.ts}`,
   });
 
@@ -68,7 +68,7 @@ export function createSlackConformanceDriver(options: SlackConformanceDriverOpti
       user: userIds[user],
       channel,
       text,
-      ...(files === undefined ? {} : { files }),
+      files,
     });
     const messageId = `${posted.message.channel}:${posted.message.ts}`;
     eventsByMessage.set(

@@ -364,8 +364,8 @@ export function createSlackEventDelivery(
       ts: message.ts,
       event_ts: message.ts,
       team: conversation.teamId,
-      ...(message.threadTs === undefined ? {} : { thread_ts: message.threadTs }),
-      ...(parent === undefined ? {} : { parent_user_id: parent.user }),
+      thread_ts: message.threadTs,
+      parent_user_id: parent?.user,
       ...(message.files.length === 0 ? {} : { files: message.files.map(fileJson), upload: false }),
     };
   }
@@ -390,7 +390,7 @@ export function createSlackEventDelivery(
       user: input.user,
       fromBot: false,
       text: input.text ?? '',
-      ...(input.threadTs === undefined ? {} : { threadTs: input.threadTs }),
+      threadTs: input.threadTs,
       files: [...(input.files ?? [])],
       mrkdwn: true,
     });

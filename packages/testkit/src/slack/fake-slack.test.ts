@@ -66,8 +66,8 @@ describe('FakeSlack', () => {
         received.push({
           type: event.type,
           text: (event as { text?: string }).text,
-          ...(context.retryNum === undefined ? {} : { retryNum: context.retryNum }),
-          ...(context.retryReason === undefined ? {} : { retryReason: context.retryReason }),
+          retryNum: context.retryNum,
+          retryReason: context.retryReason,
         });
       });
     }
@@ -362,7 +362,7 @@ describe('FakeSlack', () => {
         received.push({
           type: event.type,
           text: (event as { text?: string }).text,
-          ...(context.retryNum === undefined ? {} : { retryNum: context.retryNum }),
+          retryNum: context.retryNum,
         });
       });
       if (options.ack === false) {

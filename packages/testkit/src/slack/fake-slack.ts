@@ -292,6 +292,7 @@ export function createFakeSlack(options: FakeSlackOptions = {}): FakeSlack {
         headers: {
           'content-type': 'application/json',
           ...headers,
+          // Kept (decision 0028, rules 1 and 3): overrides the computed signature only when given.
           ...(signing.signature === undefined ? {} : { 'x-slack-signature': signing.signature }),
           ...signing.headers,
         },

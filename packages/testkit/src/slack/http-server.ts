@@ -139,7 +139,7 @@ export function createSlackHttpServer(
         params: recordedParams,
         status,
         ok,
-        ...(error === undefined ? {} : { error }),
+        error,
         at: now(),
       });
       wake();

@@ -109,7 +109,7 @@ export function createSlackWebApi(
       botId: context.workspace.botId,
       fromBot: true,
       text,
-      ...(threadTs === undefined ? {} : { threadTs }),
+      threadTs,
       files: postedFiles,
       mrkdwn,
     });
@@ -123,10 +123,10 @@ export function createSlackWebApi(
     return {
       type: 'message',
       user: message.user,
-      ...(message.botId === undefined ? {} : { bot_id: message.botId }),
+      bot_id: message.botId,
       text: message.text,
       ts: message.ts,
-      ...(message.threadTs === undefined ? {} : { thread_ts: message.threadTs }),
+      thread_ts: message.threadTs,
       team: message.teamId,
       ...(message.files.length === 0 ? {} : { files: message.files.map(fileJson) }),
     };
@@ -255,14 +255,14 @@ export function createSlackWebApi(
       return {
         channel: {
           id: conversation.id,
-          ...(conversation.name === undefined ? {} : { name: conversation.name }),
+          name: conversation.name,
           is_channel: conversation.type === 'channel',
           is_group: conversation.type === 'group',
           is_im: conversation.type === 'im',
           is_mpim: conversation.type === 'mpim',
           is_private: conversation.type !== 'channel',
           is_member: conversation.botIsMember,
-          ...(conversation.userId === undefined ? {} : { user: conversation.userId }),
+          user: conversation.userId,
           context_team_id: conversation.teamId,
         },
       };

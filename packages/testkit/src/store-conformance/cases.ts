@@ -107,7 +107,7 @@ const sessionCases: StoreConformanceCase[] = [
       const seen: string[] = [];
       let cursor: string | undefined;
       do {
-        const page = await store.listSessions({ limit: 3, ...(cursor === undefined ? {} : { cursor }) });
+        const page = await store.listSessions({ limit: 3, cursor });
         seen.push(...page.sessions.map((session) => session.key));
         cursor = page.nextCursor;
         assert.equal(page.hasMore, cursor !== undefined);

@@ -54,9 +54,10 @@ export function createTelegramConformanceDriver(
   const observed = (message: SentTelegramMessage): ObservedReply => ({
     text: message.text,
     platformMessageId: messageRef(message.chatId, message.messageId),
-    ...(message.replyToMessageId === undefined
-      ? {}
-      : { replyToMessageId: messageRef(message.chatId, message.replyToMessageId) }),
+    replyToMessageId:
+      message.replyToMessageId === undefined
+        ? undefined
+        : messageRef(message.chatId, message.replyToMessageId),
   });
 
   const driver: TelegramConformanceDriver = {

@@ -148,7 +148,7 @@ export class UpdateDelivery {
     this.#webhook = {
       url,
       ...(typeof secret === 'string' ? { secretToken: secret } : {}),
-      ...(allowed === undefined ? {} : { allowedUpdates: allowed.map(String) }),
+      allowedUpdates: allowed?.map(String),
     };
     if (asBoolean(params.drop_pending_updates)) this.updates.length = 0;
     // Telegram stops waiting pollers once a webhook is set.
@@ -175,9 +175,7 @@ export class UpdateDelivery {
       url: this.#webhook?.url ?? '',
       has_custom_certificate: false,
       pending_update_count: this.updates.length,
-      ...(this.#webhook?.allowedUpdates === undefined
-        ? {}
-        : { allowed_updates: this.#webhook.allowedUpdates }),
+      allowed_updates: this.#webhook?.allowedUpdates,
     };
   }
 
@@ -256,6 +254,7 @@ export class UpdateDelivery {
             method: 'POST',
             headers: {
               'content-type': 'application/json',
+              // Kept (decision 0028, rule 3): fetch would send an undefined header as "undefined".
               ...(webhook.secretToken === undefined
                 ? {}
                 : { 'x-telegram-bot-api-secret-token': webhook.secretToken }),

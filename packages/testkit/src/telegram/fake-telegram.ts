@@ -337,16 +337,16 @@ export class FakeTelegram implements AsyncDisposable {
   pushDocument(options: PushFileOptions): TelegramUpdate {
     const file = this.addFile(options.bytes, {
       folder: 'documents',
-      ...(options.mimeType === undefined ? {} : { mimeType: options.mimeType }),
-      ...(options.fileName === undefined ? {} : { fileName: options.fileName }),
+      mimeType: options.mimeType,
+      fileName: options.fileName,
       ...(options.declareSize === false ? { declareSize: false } : {}),
     });
     const document: TelegramFileObject = {
       file_id: file.fileId,
       file_unique_id: file.fileUniqueId,
       ...(options.declareSize === false ? {} : { file_size: file.bytes.length }),
-      ...(options.fileName === undefined ? {} : { file_name: options.fileName }),
-      ...(options.mimeType === undefined ? {} : { mime_type: options.mimeType }),
+      file_name: options.fileName,
+      mime_type: options.mimeType,
     };
     return this.pushMessage({ ...options, extra: { ...options.extra, document } });
   }
@@ -374,6 +374,7 @@ export class FakeTelegram implements AsyncDisposable {
       ...message,
       text,
       edit_date: Math.floor(this.#world.now() / 1000),
+      // Kept (decision 0028, rule 1): spread over the message; an edit without entities keeps the old ones.
       ...(entities === undefined ? {} : { entities }),
     };
     this.#world.keepMessage(edited);

@@ -115,8 +115,8 @@ export function parseTelegramHtml(html: string): TelegramHtmlParseResult {
           type: open.entity,
           offset: open.start,
           length: text.length - open.start,
-          ...(open.url === undefined ? {} : { url: open.url }),
-          ...(open.language === undefined ? {} : { language: open.language }),
+          url: open.url,
+          language: open.language,
         };
         entities.push(entity);
       }
@@ -162,6 +162,7 @@ export function parseTelegramHtml(html: string): TelegramHtmlParseResult {
       // <pre><code class="language-x">: the language goes on the pre entity.
       const language = /^language-(.+)$/.exec(attributes.get('class') ?? '')?.[1];
       stack.pop();
+      // Kept (decision 0028, rule 1): written over the open tag `parent`.
       stack.push({ ...parent, ...(language === undefined ? {} : { language }) });
       open = { name, entity: undefined, start: text.length };
     } else if (name === 'blockquote') {

@@ -176,7 +176,7 @@ export class TelegramHttpServer {
         ok: false,
         error_code: outcome.status,
         description: outcome.message,
-        ...(outcome.parameters === undefined ? {} : { parameters: outcome.parameters }),
+        parameters: outcome.parameters,
       });
     } else {
       record.status = 200;
@@ -249,7 +249,7 @@ function parseParams(request: IncomingMessage, url: URL, body: Buffer, record: M
         record.files[part.name] = {
           bytes: new Uint8Array(part.data),
           ...(part.fileName === '' ? {} : { fileName: part.fileName }),
-          ...(part.contentType === undefined ? {} : { contentType: part.contentType }),
+          contentType: part.contentType,
         };
       } else {
         record.params[part.name] = part.data.toString('utf8');

@@ -138,7 +138,7 @@ export class TelegramMethods {
       ...(sent.threadId === undefined
         ? {}
         : { message_thread_id: sent.threadId, is_topic_message: true as const }),
-      ...(reply === undefined ? {} : { reply_to_message: stripReply(reply) }),
+      reply_to_message: reply === undefined ? undefined : stripReply(reply),
       ...extra,
     };
     this.#world.keepMessage(message);
@@ -160,7 +160,7 @@ export class TelegramMethods {
       ...(typeof params.parse_mode === 'string' ? { parseMode: params.parse_mode } : {}),
       entities: parsed.entities,
       ...(reply === undefined || reply === 'missing' ? {} : { replyToMessageId: reply.message_id }),
-      ...(threadId === undefined ? {} : { threadId }),
+      threadId,
       disableNotification: asBoolean(params.disable_notification),
       edits: [],
     };
@@ -212,7 +212,7 @@ export class TelegramMethods {
     this.#world.chatActions.push({
       chatId,
       action,
-      ...(threadId === undefined ? {} : { threadId }),
+      threadId,
       at: this.#world.now(),
     });
     return true;
@@ -245,8 +245,8 @@ export class TelegramMethods {
       media = {
         kind,
         bytes: attached.bytes,
-        ...(attached.fileName === undefined ? {} : { fileName: attached.fileName }),
-        ...(attached.contentType === undefined ? {} : { contentType: attached.contentType }),
+        fileName: attached.fileName,
+        contentType: attached.contentType,
       };
     } else if (typeof value === 'string' && value !== '' && !value.startsWith('attach://')) {
       media = { kind, reference: value };
@@ -272,7 +272,7 @@ export class TelegramMethods {
       ...(typeof params.parse_mode === 'string' ? { parseMode: params.parse_mode } : {}),
       entities: parsed.entities,
       ...(reply === undefined || reply === 'missing' ? {} : { replyToMessageId: reply.message_id }),
-      ...(threadId === undefined ? {} : { threadId }),
+      threadId,
       disableNotification: asBoolean(params.disable_notification),
       media,
       edits: [],
@@ -281,8 +281,8 @@ export class TelegramMethods {
     const bytes = media.bytes ?? new Uint8Array();
     const stored = this.#world.addFile(bytes, {
       folder: kind === 'photo' ? 'photos' : `${kind}s`,
-      ...(media.contentType === undefined ? {} : { mimeType: media.contentType }),
-      ...(media.fileName === undefined ? {} : { fileName: media.fileName }),
+      mimeType: media.contentType,
+      fileName: media.fileName,
     });
     const fileObject =
       kind === 'photo'
@@ -299,7 +299,7 @@ export class TelegramMethods {
             file_id: stored.fileId,
             file_unique_id: stored.fileUniqueId,
             file_size: bytes.length,
-            ...(media.fileName === undefined ? {} : { file_name: media.fileName }),
+            file_name: media.fileName,
           };
     return this.#resultMessage(sent, chat, reply === 'missing' ? undefined : reply, {
       [kind]: fileObject,

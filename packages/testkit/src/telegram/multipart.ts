@@ -68,8 +68,8 @@ export function parseMultipart(body: Buffer, boundary: string): MultipartPart[] 
     const contentType = headers.get('content-type');
     parts.push({
       name,
-      ...(fileName === undefined ? {} : { fileName }),
-      ...(contentType === undefined ? {} : { contentType }),
+      fileName,
+      contentType,
       data: Buffer.from(part.subarray(headerEnd + separatorLength)),
     });
     position = next;

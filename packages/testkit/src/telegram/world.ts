@@ -58,8 +58,8 @@ export class TelegramWorld {
       id,
       is_bot: details.isBot ?? false,
       first_name: details.firstName ?? `User ${id}`,
-      ...(details.lastName === undefined ? {} : { last_name: details.lastName }),
-      ...(details.username === undefined ? {} : { username: details.username }),
+      last_name: details.lastName,
+      username: details.username,
     };
     this.#users.set(id, user);
     return user;
@@ -72,7 +72,7 @@ export class TelegramWorld {
       id: resolved.id,
       type: 'private',
       first_name: resolved.first_name,
-      ...(resolved.username === undefined ? {} : { username: resolved.username }),
+      username: resolved.username,
     };
     this.#chats.set(String(chat.id), chat);
     return chat;
@@ -110,7 +110,7 @@ export class TelegramWorld {
       id: options.id,
       type: 'channel',
       title: options.title ?? `Channel ${-options.id}`,
-      ...(options.username === undefined ? {} : { username: options.username }),
+      username: options.username,
     };
     this.#chats.set(String(chat.id), chat);
     return chat;
@@ -142,8 +142,8 @@ export class TelegramWorld {
       fileUniqueId: `unique-${this.#fileCounter}`,
       filePath: `${details.folder ?? 'documents'}/file_${this.#fileCounter}${extension}`,
       bytes,
-      ...(details.mimeType === undefined ? {} : { mimeType: details.mimeType }),
-      ...(details.fileName === undefined ? {} : { fileName: details.fileName }),
+      mimeType: details.mimeType,
+      fileName: details.fileName,
       ...(details.declareSize === false ? { declareSize: false } : {}),
     };
     this.#files.set(fileId, file);
@@ -218,12 +218,12 @@ export class TelegramWorld {
       ...(options.topicId === undefined
         ? {}
         : { message_thread_id: options.topicId, is_topic_message: true as const }),
-      ...(replyTo === undefined ? {} : { reply_to_message: stripReply(replyTo) }),
-      ...(options.mediaGroupId === undefined ? {} : { media_group_id: options.mediaGroupId }),
-      ...(options.text === undefined ? {} : { text: options.text }),
-      ...(options.entities === undefined ? {} : { entities: options.entities }),
-      ...(options.caption === undefined ? {} : { caption: options.caption }),
-      ...(options.captionEntities === undefined ? {} : { caption_entities: options.captionEntities }),
+      reply_to_message: replyTo === undefined ? undefined : stripReply(replyTo),
+      media_group_id: options.mediaGroupId,
+      text: options.text,
+      entities: options.entities,
+      caption: options.caption,
+      caption_entities: options.captionEntities,
       ...options.extra,
     };
     this.keepMessage(message);

@@ -52,7 +52,7 @@ export function createWhatsAppBaileysConformanceDriver(): WhatsAppBaileysConform
   const observed = (message: FakeWhatsAppSentMessage): ObservedReply => ({
     text: message.text,
     platformMessageId: message.id,
-    ...(message.quotedId === undefined ? {} : { replyToMessageId: message.quotedId }),
+    replyToMessageId: message.quotedId,
   });
   const direct = (user: ConformanceUser): ConformanceConversation => ({
     kind: 'direct',
@@ -131,7 +131,7 @@ export function createWhatsAppCloudConformanceDriver(): WhatsAppCloudConformance
   const observed = (message: FakeCloudSentMessage): ObservedReply => ({
     text: message.text,
     platformMessageId: message.id,
-    ...(message.replyToId === undefined ? {} : { replyToMessageId: message.replyToId }),
+    replyToMessageId: message.replyToId,
   });
   const direct = (user: ConformanceUser): ConformanceConversation => ({
     kind: 'direct',

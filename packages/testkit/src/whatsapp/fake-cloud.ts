@@ -70,7 +70,7 @@ export function createFakeWhatsAppCloud(options: FakeWhatsAppCloudOptions = {}):
         id,
         mime_type: item.mimeType,
         sha256: sha256Hex(item.bytes),
-        ...(item.caption === undefined ? {} : { caption: item.caption }),
+        caption: item.caption,
         ...(item.fileName === undefined || type !== 'document' ? {} : { filename: item.fileName }),
         ...(item.kind === 'voice' ? { voice: true } : {}),
       };

@@ -86,6 +86,7 @@ export function messageToWire(message: WAMessage): WireMessage {
     },
   ) as Record<string, unknown>;
   const key = (message.key ?? {}) as KeyExtras;
+  // Kept (decision 0028, rule 2): `keyExtras` is left out when Object.keys finds none.
   const keyExtras: KeyExtras = {
     ...(key.remoteJidAlt === undefined ? {} : { remoteJidAlt: key.remoteJidAlt }),
     ...(key.participantAlt === undefined ? {} : { participantAlt: key.participantAlt }),
@@ -156,7 +157,7 @@ export function createFakeBaileysSocket(config: UserFacingSocketConfig, url: str
     send({
       type: 'hello',
       registered: creds.me?.id !== undefined,
-      ...(creds.me === undefined ? {} : { me: toWireMe(creds.me) }),
+      me: creds.me === undefined ? undefined : toWireMe(creds.me),
     });
   });
   socket.on('message', (data) => {
@@ -261,7 +262,7 @@ export function createFakeBaileysSocket(config: UserFacingSocketConfig, url: str
     },
     async sendPresenceUpdate(type, toJid) {
       if (closed) throw boomError('Connection Closed', 428);
-      send({ type: 'presence', presence: type, ...(toJid === undefined ? {} : { jid: toJid }) });
+      send({ type: 'presence', presence: type, jid: toJid });
     },
     async readMessages(keys) {
       if (closed) throw boomError('Connection Closed', 428);
@@ -292,8 +293,8 @@ export function createFakeBaileysSocket(config: UserFacingSocketConfig, url: str
 function toWireMe(me: Contact): WireMe {
   return {
     id: me.id,
-    ...(me.lid === undefined ? {} : { lid: me.lid }),
-    ...(me.name === undefined ? {} : { name: me.name }),
+    lid: me.lid,
+    name: me.name,
   };
 }
 

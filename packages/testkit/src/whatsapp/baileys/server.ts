@@ -84,7 +84,7 @@ export class WhatsAppServer {
       else if (frame.type === 'presence') {
         world.presences.push({
           presence: frame.presence,
-          ...(frame.jid === undefined ? {} : { jid: frame.jid }),
+          jid: frame.jid,
           at: world.now(),
         });
         notify();

@@ -119,7 +119,7 @@ function describeSent(
     conversationId,
     kind,
     text,
-    ...(quotedId === undefined || quotedId === null ? {} : { quotedId }),
+    quotedId: quotedId ?? undefined,
     message,
     at,
   };

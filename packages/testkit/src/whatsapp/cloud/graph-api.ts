@@ -133,9 +133,9 @@ export class CloudGraphApi {
       recipientType,
       type,
       text: String(type === 'text' ? content.body : (content.caption ?? '')),
-      ...(context?.message_id === undefined ? {} : { replyToId: context.message_id }),
-      ...(content.id === undefined ? {} : { mediaId: String(content.id) }),
-      ...(content.link === undefined ? {} : { link: String(content.link) }),
+      replyToId: context?.message_id,
+      mediaId: content.id === undefined ? undefined : String(content.id),
+      link: content.link === undefined ? undefined : String(content.link),
       body,
       at: world.now(),
     });

@@ -82,17 +82,16 @@ export class CloudWebhooks {
           from: waId,
           id,
           timestamp: String(Math.floor(world.now() / 1000)),
-          ...(sendOptions.group === undefined ? {} : { group_id: sendOptions.group }),
-          ...(sendOptions.replyTo === undefined
-            ? {}
-            : {
-                context: {
+          group_id: sendOptions.group,
+          context:
+            sendOptions.replyTo === undefined
+              ? undefined
+              : {
                   id: sendOptions.replyTo,
                   from: world.sent.some((sent) => sent.id === sendOptions.replyTo)
                     ? world.businessDigits
                     : waId,
                 },
-              }),
           ...message,
         },
       ],
@@ -120,9 +119,7 @@ export class CloudWebhooks {
             status,
             timestamp: String(Math.floor(this.#world.now() / 1000)),
             recipient_id: record === undefined ? '' : record.conversationId.replace(/^\+/, ''),
-            ...(errorCode === undefined
-              ? {}
-              : { errors: [{ code: errorCode, title: `error ${errorCode}` }] }),
+            errors: errorCode === undefined ? undefined : [{ code: errorCode, title: `error ${errorCode}` }],
           },
         ],
       }),
