@@ -216,7 +216,7 @@ export async function createPostgresSessionStore(
     ...createNotifications({
       database,
       createClient: () => new pg.Client(connection),
-      ...(options.onConnectionError === undefined ? {} : { onConnectionError: options.onConnectionError }),
+      onConnectionError: options.onConnectionError,
     }),
     prune: maintenance.prune,
     diskUsage: maintenance.diskUsage,

@@ -265,7 +265,7 @@ export function createTranscripts(database: Database): TranscriptStore {
             compaction === undefined
               ? entries
               : entries.filter((entry) => entry.sequence !== compaction.sequence),
-          ...(options.formatSummary === undefined ? {} : { formatSummary: options.formatSummary }),
+          formatSummary: options.formatSummary,
         });
       });
     },
