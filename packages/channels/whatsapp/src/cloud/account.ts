@@ -100,7 +100,7 @@ export async function startCloudAccount(
     kind,
     mimeType: media.mime_type,
     fileName: media.filename,
-    // Kept (decision 0028): `reference` is a JsonValue, whose type has no undefined (rule 2: stored as JSON).
+    // Kept (decision 0028): `reference` is typed JsonValue, which has no undefined; a plain key needs a cast.
     reference: { mediaId: media.id, ...(media.sha256 === undefined ? {} : { sha256: media.sha256 }) },
   });
 
