@@ -71,6 +71,24 @@ describe('boundary check', () => {
     ]);
   });
 
+  it('asks an app to declare the third-party dependencies of the workspace packages it bundles', () => {
+    const root = workspace({
+      'packages/channels/chat/package.json': JSON.stringify({
+        name: '@switchboard/channel-chat',
+        dependencies: { qrcode: '1.5.4' },
+        devDependencies: { '@types/qrcode': '1.5.6' },
+        peerDependencies: { '@types/mdast': '4.0.4' },
+      }),
+      'apps/gateway/package.json': manifest('@switchboard/gateway', {
+        '@switchboard/channel-chat': 'workspace:*',
+        ws: '8.0.0',
+      }),
+    });
+    expect(findBoundaryProblems(root).problems).toEqual([
+      "gateway/package.json: @switchboard/gateway bundles @switchboard/channel-chat, which needs qrcode at run time: declare it in @switchboard/gateway's dependencies",
+    ]);
+  });
+
   it('finds nothing wrong in this repository', () => {
     expect(findBoundaryProblems(resolve(import.meta.dirname, '..')).problems).toEqual([]);
   });

@@ -5,6 +5,9 @@
 //  4. channel packages depend on no internal package but @switchboard/hooks and
 //     @switchboard/markdown (and testkit in tests);
 //  5. shipped code never imports @switchboard/testkit (it is for tests and benches only);
+//  7. an app bundles the workspace packages it depends on (tsdown's noExternal) and keeps their
+//     third-party dependencies external, so it declares every one of them itself (types-only
+//     `@types/*` aside): otherwise the built bundle cannot resolve them (qrcode, once);
 //  6. inside the gateway app, the layers of decision 0027: the runtime knows neither the wire
 //     (protocol/) nor the methods nor the composition root (gateway/); the protocol knows no
 //     runtime, methods or features; the methods do not reach into the composition root.
@@ -20,6 +23,8 @@ interface WorkspacePackage {
   readonly directory: string;
   readonly kind: 'package' | 'channel' | 'app';
   readonly declared: ReadonlySet<string>;
+  /** `dependencies` and `peerDependencies`: what its shipped code needs at run time. */
+  readonly runtime: ReadonlySet<string>;
 }
 
 /** Every module specifier a source file imports or re-exports, with its 1-based line. */
@@ -64,7 +69,11 @@ function listPackages(root: string): WorkspacePackage[] {
         ...Object.keys(manifest.devDependencies ?? {}),
         ...Object.keys(manifest.peerDependencies ?? {}),
       ]);
-      found.push({ name: String(manifest.name), directory, kind, declared });
+      const runtime = new Set<string>([
+        ...Object.keys(manifest.dependencies ?? {}),
+        ...Object.keys(manifest.peerDependencies ?? {}),
+      ]);
+      found.push({ name: String(manifest.name), directory, kind, declared, runtime });
     }
   }
   return found;
@@ -180,7 +189,32 @@ export function findBoundaryProblems(root: string): { packages: number; problems
       }
     }
   }
+  for (const app of packages.filter((candidate) => candidate.kind === 'app'))
+    problems.push(...bundledDependencyProblems(app, byName));
   return { packages: packages.length, problems };
+}
+
+/** Third-party runtime dependencies of the workspace packages `app` bundles that `app` does not declare. */
+function bundledDependencyProblems(
+  app: WorkspacePackage,
+  byName: ReadonlyMap<string, WorkspacePackage>,
+): string[] {
+  const problems: string[] = [];
+  const visited = new Set<string>();
+  const visit = (workspacePackage: WorkspacePackage): void => {
+    if (visited.has(workspacePackage.name)) return;
+    visited.add(workspacePackage.name);
+    for (const dependency of workspacePackage.runtime) {
+      const internal = byName.get(dependency);
+      if (internal !== undefined) visit(internal);
+      else if (!dependency.startsWith('@types/') && !app.declared.has(dependency) && workspacePackage !== app)
+        problems.push(
+          `${relative(dirname(app.directory), join(app.directory, 'package.json'))}: ${app.name} bundles ${workspacePackage.name}, which needs ${dependency} at run time: declare it in ${app.name}'s dependencies`,
+        );
+    }
+  };
+  visit(app);
+  return problems;
 }
 
 if (import.meta.main) {

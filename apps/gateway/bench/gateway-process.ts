@@ -82,6 +82,8 @@ export interface StartOptions {
   readonly config: Record<string, unknown>;
   /** An existing state directory (a seeded store); a fresh temporary one when absent. */
   readonly stateDirectory?: string;
+  /** Extra environment variables for the gateway process. */
+  readonly environment?: Readonly<Record<string, string>>;
 }
 
 /** Starts `switchboard gateway run` in its own process; resolves at its first `hello-ok`. */
@@ -104,7 +106,7 @@ export function startGatewayProcess(options: StartOptions): Promise<RunningGatew
   const child = spawn(process.execPath, [...args, 'gateway', 'run', '--state-dir', state], {
     cwd: process.env.BENCH_HEAP_SNAPSHOT ?? process.cwd(),
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, SWITCHBOARD_STATE_DIR: state },
+    env: { ...process.env, ...options.environment, SWITCHBOARD_STATE_DIR: state },
   });
   return new Promise((resolve, reject) => {
     const onData = async (chunk: Buffer) => {
