@@ -20,7 +20,11 @@ import {
   type PostgresSessionStore,
   StorePostgresError,
 } from '@switchboard/store-postgres';
-import type { ChannelLeaseGate, ChannelLeaseHandlers, ChannelLeaseHold } from '../runtime/channels.ts';
+import type {
+  ChannelLeaseGate,
+  ChannelLeaseHandlers,
+  ChannelLeaseHold,
+} from '../runtime/channel-lease-gate.ts';
 
 interface ChannelLeaseKeeperOptions {
   readonly store: PostgresSessionStore;

@@ -9,7 +9,8 @@ import {
   z,
 } from '@switchboard/hooks';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ChannelManager, createChannelManager, reportIgnoredMessage } from './channels.ts';
+import { type ChannelManager, createChannelManager } from './channels.ts';
+import { reportIgnoredMessage } from './ignored-messages.ts';
 import { createNotAnsweredLog, type NotAnsweredLog } from './not-answered.ts';
 
 interface LogLine {

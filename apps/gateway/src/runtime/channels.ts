@@ -9,7 +9,6 @@ import {
   type ChannelPlugin,
   channelAccessKeys,
   type HttpRoute,
-  type IgnoredMessageReport,
   type InboundMessage,
   type Logger,
   type ReceiveOutcome,
@@ -17,7 +16,9 @@ import {
   SwitchboardError,
   withLogFields,
 } from '@switchboard/hooks';
-import { type NotAnsweredLog, recordNotAnswered } from './not-answered.ts';
+import type { ChannelLeaseGate, ChannelLeaseHold } from './channel-lease-gate.ts';
+import { reportIgnoredMessage } from './ignored-messages.ts';
+import type { NotAnsweredLog } from './not-answered.ts';
 
 /** One configured account of a channel, as the gateway runs it. */
 export interface ManagedAccount {
@@ -46,86 +47,6 @@ export interface ChannelManagerOptions {
   readonly restartMaxMs?: number;
   /** Several replicas on one PostgreSQL: a polling account runs only where its lease is held. */
   readonly leases?: ChannelLeaseGate;
-}
-
-/** What a lease gate calls back for one account it holds the lease of (or stops holding). */
-export interface ChannelLeaseHandlers {
-  /** Starts the account (the lease is held); resolves once started or its start failed. */
-  start(): Promise<void>;
-  /** Stops the account: the lease is no longer this replica's. `reason` goes into its status. */
-  stop(reason: string): Promise<void>;
-  /** The account waits for the lease (another replica runs it); `detail` says who or why. */
-  standby(detail: string): void;
-}
-
-/** An account under a lease gate. */
-export interface ChannelLeaseHold {
-  /** Resolves after the first attempt to take the lease (and the start, when it was taken). */
-  readonly ready: Promise<void>;
-  /** Stops watching the lease and gives it up; the caller has stopped the account first. */
-  release(): Promise<void>;
-}
-
-/**
- * One consumer per polling account across replicas (decision 0021; replicas/channel-lease-keeper.ts).
- * Contract: `needsLease` says whether an account consumes by polling (webhook accounts run
- * everywhere); `hold` calls `handlers.start` once this replica holds the account's lease (at
- * once or on a later poll) and `handlers.stop` when the lease stops being its own, never two
- * of them at a time and nothing after `release`.
- */
-export interface ChannelLeaseGate {
-  needsLease(channel: string, config: Readonly<Record<string, unknown>>): boolean;
-  hold(
-    account: { readonly channel: string; readonly accountId: string },
-    handlers: ChannelLeaseHandlers,
-  ): ChannelLeaseHold;
-}
-
-/** A channel's reason must be a short kebab-case word: it becomes a count key in `status`. */
-const reportedReason = /^[a-z0-9][a-z0-9-]{0,63}$/;
-
-/** A reported id or note, bounded (the report comes from plugin code). */
-function reportedText(value: unknown, limit: number): string | undefined {
-  if (typeof value !== 'string' || value === '') return undefined;
-  return value.length > limit ? `${value.slice(0, limit - 1)}…` : value;
-}
-
-/**
- * Turns a channel's `reportIgnored` into a not-answered entry (reason `admission`, the
- * channel's reason as the detail) and its log line. Contract: never throws, whatever the
- * channel passes; a reason that is not a short kebab-case word is recorded as `unknown`.
- */
-export function reportIgnoredMessage(
-  notAnswered: NotAnsweredLog,
-  logger: Logger,
-  account: { readonly channel: string; readonly accountId: string },
-  report: IgnoredMessageReport,
-): void {
-  try {
-    const reason: unknown = report?.reason;
-    const valid = typeof reason === 'string' && reportedReason.test(reason);
-    if (!valid)
-      logger.debug('a channel reported an ignored message without a valid reason; recorded as unknown', {
-        channel: account.channel,
-        reason: reportedText(reason, 64) ?? String(reason),
-      });
-    const chatId = reportedText(report?.chatId, 200);
-    const senderId = reportedText(report?.senderId, 200);
-    const messageId = reportedText(report?.messageId, 200);
-    const note = reportedText(report?.note, 300);
-    recordNotAnswered(notAnswered, logger, {
-      reason: 'admission',
-      detail: valid ? reason : 'unknown',
-      channel: account.channel,
-      accountId: account.accountId,
-      ...(chatId === undefined ? {} : { chatId }),
-      ...(senderId === undefined ? {} : { senderId }),
-      ...(messageId === undefined ? {} : { messageId }),
-      ...(note === undefined ? {} : { note }),
-    });
-  } catch {
-    // A report is diagnostics: it never breaks the channel's message path.
-  }
 }
 
 export interface ChannelStatusSnapshot {
