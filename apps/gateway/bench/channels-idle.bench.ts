@@ -40,20 +40,22 @@ interface Reading {
   readonly rssMb: number;
 }
 
-async function idle(withChannels: boolean): Promise<Reading> {
+async function idle(running: readonly ChannelConformanceDriver[]): Promise<Reading> {
   const config = benchConfig(model.baseURL);
   const environment: Record<string, string> = {};
-  if (withChannels) {
+  if (running.length > 0) {
+    // The WhatsApp fake's socket factory is loaded from the testkit's sources.
+    environment.NODE_OPTIONS = '--conditions=@switchboard/source';
     config.channels = Object.fromEntries(
-      drivers.map((driver) => [
+      running.map((driver) => [
         driver.channelId,
         driver.channelConfig({ dmPolicy: 'open', allowFrom: ['*'] }),
       ]),
     );
-    for (const driver of drivers) Object.assign(environment, driver.environment?.() ?? {});
+    for (const driver of running) Object.assign(environment, driver.environment?.() ?? {});
   }
   const gateway = await startGatewayProcess({ entry, source, config, environment });
-  for (const driver of withChannels ? drivers : [])
+  for (const driver of running)
     await driver.onGatewayStarted?.({ httpUrl: `http://127.0.0.1:${gateway.port}` });
   await new Promise((resolve) => setTimeout(resolve, 3000));
   const reading = { startMs: gateway.startMs, rssMb: processStats(gateway.child.pid!).rssMb };
@@ -64,9 +66,11 @@ async function idle(withChannels: boolean): Promise<Reading> {
 const none: Reading[] = [];
 const four: Reading[] = [];
 for (let round = 0; round < rounds; round += 1) {
-  none.push(await idle(false));
-  four.push(await idle(true));
+  none.push(await idle([]));
+  four.push(await idle(drivers));
 }
+const alone = new Map<string, Reading>();
+for (const driver of drivers) alone.set(driver.channelId, await idle([driver]));
 for (const driver of drivers) await driver.stop();
 model.child.kill();
 
@@ -78,6 +82,9 @@ console.log(
 console.log(`idle RSS, no channel: ${rss(none).toFixed(1)} MB ${against(rss(none), 64, 'MB')}`);
 console.log(
   `idle RSS, Telegram + Discord + Slack + WhatsApp running: ${rss(four).toFixed(1)} MB (+${(rss(four) - rss(none)).toFixed(1)} MB) ${against(rss(four), 80, 'MB')}`,
+);
+console.log(
+  `each alone (one run): ${[...alone].map(([channel, reading]) => `${channel} +${(reading.rssMb - rss(none)).toFixed(1)} MB`).join(', ')}`,
 );
 console.log(
   `start to first hello-ok: no channel ${start(none).toFixed(0)} ms, four channels ${start(four).toFixed(0)} ms`,
