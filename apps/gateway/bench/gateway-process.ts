@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import WebSocket from 'ws';
 
 const here = import.meta.dirname;
-export const benchToken = 'bench-token-0123456789abcdefghij';
+const benchToken = 'bench-token-0123456789abcdefghij';
 
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);

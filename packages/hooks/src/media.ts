@@ -67,7 +67,7 @@ export function formatByteSize(bytes: number): string {
 }
 
 /** The MEDIA_TOO_LARGE error for `what`, known (declared) to be `sizeBytes`, or seen passing the limit. */
-export function mediaTooLargeError(
+function mediaTooLargeError(
   what: string,
   maxBytes: number,
   size: { readonly sizeBytes: number } | { readonly receivedBytes: number },

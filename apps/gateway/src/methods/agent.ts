@@ -16,7 +16,7 @@ const attachment = z.looseObject({
   content: z.string(),
 });
 
-export const agentParams = z.looseObject({
+const agentParams = z.looseObject({
   message: z.string(),
   idempotencyKey: z.string().min(1).max(256),
   agentId: z.string().optional(),

@@ -28,7 +28,7 @@ function row(entry: SessionEntry, activeRunIds: readonly string[]): Record<strin
 }
 
 /** Longest session label `sessions.patch` stores, after trimming (as OpenClaw's gateway). */
-export const sessionLabelMaxLength = 64;
+const sessionLabelMaxLength = 64;
 
 /**
  * `sessions.list`, `sessions.patch` (the label), `sessions.reset`, `sessions.delete`,
@@ -56,9 +56,8 @@ export function sessionMethods(services: MethodServices): GatewayMethod[] {
           agentId: params.agentId,
           search: params.search,
           label: params.label,
-          ...(params.activeMinutes === undefined
-            ? {}
-            : { updatedSince: services.now() - params.activeMinutes * 60_000 }),
+          updatedSince:
+            params.activeMinutes === undefined ? undefined : services.now() - params.activeMinutes * 60_000,
           includeTotal: true,
         });
         const sessions = page.sessions.map((entry) =>

@@ -21,7 +21,7 @@ export interface AuthRateLimiter {
 }
 
 /** Folds IPv4-mapped IPv6 addresses onto IPv4 so one client has one budget. */
-export function canonicalAddress(address: string): string {
+function canonicalAddress(address: string): string {
   return address.startsWith('::ffff:') ? address.slice(7) : address;
 }
 

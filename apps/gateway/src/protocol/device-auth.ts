@@ -3,7 +3,7 @@ import { GatewayError } from '../gateway-error.ts';
 import type { ConnectParams } from './frames.ts';
 
 /** How far a device's signing clock may be from ours. */
-export const maxDeviceClockSkewMs: number = 10 * 60 * 1000;
+const maxDeviceClockSkewMs: number = 10 * 60 * 1000;
 
 const ed25519SpkiPrefix = Buffer.from('302a300506032b6570032100', 'hex');
 

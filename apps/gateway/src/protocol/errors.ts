@@ -2,7 +2,7 @@ import { SwitchboardError } from '@switchboard/hooks';
 import { GatewayError, type GatewayErrorCode } from '../gateway-error.ts';
 
 /** Top-level protocol error classes, as in the OpenClaw gateway protocol v4. */
-export type ProtocolErrorClass = 'INVALID_REQUEST' | 'FORBIDDEN' | 'UNAVAILABLE' | 'NOT_PAIRED';
+type ProtocolErrorClass = 'INVALID_REQUEST' | 'FORBIDDEN' | 'UNAVAILABLE' | 'NOT_PAIRED';
 
 /** The wire error class a gateway error code travels under. */
 function protocolClassOf(code: GatewayErrorCode): ProtocolErrorClass {

@@ -6,7 +6,7 @@ import { WebSocket } from 'ws';
 import { closeCodes, maxBufferedBytes } from './frames.ts';
 
 /** A socket frames are written to: the WebSocket and the TCP socket under it. */
-export interface FrameTarget {
+interface FrameTarget {
   readonly socket: WebSocket;
   readonly raw: Socket;
 }

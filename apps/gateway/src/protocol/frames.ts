@@ -28,10 +28,10 @@ export const requestFrameSchema = z.object({
   traceparent: z.string().max(128).optional(),
 });
 
-export type RequestFrame = z.infer<typeof requestFrameSchema>;
+type RequestFrame = z.infer<typeof requestFrameSchema>;
 
 /** Client ids OpenClaw's gateway accepts; kept identical so clients work both ways. */
-export const clientIds = [
+const clientIds = [
   'webchat-ui',
   'openclaw-control-ui',
   'openclaw-browser-copilot',
@@ -51,7 +51,7 @@ export const clientIds = [
   'openclaw-probe',
 ] as const;
 
-export const clientModes = ['webchat', 'cli', 'ui', 'backend', 'node', 'worker', 'probe', 'test'] as const;
+const clientModes = ['webchat', 'cli', 'ui', 'backend', 'node', 'worker', 'probe', 'test'] as const;
 
 export const connectParamsSchema = z.object({
   minProtocol: z.number().int(),

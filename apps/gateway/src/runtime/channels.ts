@@ -49,7 +49,7 @@ export interface ChannelManagerOptions {
   readonly leases?: ChannelLeaseGate;
 }
 
-export interface ChannelStatusSnapshot {
+interface ChannelStatusSnapshot {
   readonly channel: string;
   readonly plugin: string;
   readonly accountId: string;
@@ -58,7 +58,7 @@ export interface ChannelStatusSnapshot {
 }
 
 /** A webhook route an account mounted, with the account that owns it. */
-export interface AccountRoute {
+interface AccountRoute {
   readonly channel: string;
   readonly accountId: string;
   readonly route: HttpRoute;

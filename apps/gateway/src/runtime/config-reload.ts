@@ -22,7 +22,7 @@ import { builtinChannelIds, checkChannelConfig, checkChannelsAndPlugins } from '
 export type ReloadTrigger = 'file' | 'signal' | 'request';
 
 /** A changed key that keeps its old value until the gateway restarts, and why. */
-export interface RestartNeeded {
+interface RestartNeeded {
   readonly path: string;
   readonly reason: string;
 }

@@ -8,7 +8,7 @@ import { basename, dirname } from 'node:path';
 import type { Logger } from '@switchboard/hooks';
 
 /** Runs `callback` after `milliseconds`; returns the function that cancels it. */
-export type ScheduleTimer = (callback: () => void, milliseconds: number) => () => void;
+type ScheduleTimer = (callback: () => void, milliseconds: number) => () => void;
 
 export interface ConfigWatcherOptions {
   /** The config file; it need not exist yet (its directory must). */

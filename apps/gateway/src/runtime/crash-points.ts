@@ -13,7 +13,7 @@
 import { ConfigError } from '../config/errors.ts';
 
 /** The steps a crash test can stop at, in the order a reply passes them. */
-export const crashPointNames = [
+const crashPointNames = [
   /** A channel message is journaled; the platform has not been acknowledged yet. */
   'after-journal',
   /** The turn and its answered-marker are committed; nothing is delivered yet. */

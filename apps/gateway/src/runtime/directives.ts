@@ -37,7 +37,7 @@ export interface DirectiveDependencies {
 }
 
 /** Splits `/name@bot rest` into the command name and its arguments. */
-export function parseSlashCommand(text: string): { name: string; args: string } | undefined {
+function parseSlashCommand(text: string): { name: string; args: string } | undefined {
   const match = /^\/([a-z0-9][a-z0-9_-]*)(?:@\S+)?(?:\s+([\s\S]*))?$/i.exec(text.trim());
   if (match === null) return undefined;
   return { name: match[1]!.toLowerCase(), args: (match[2] ?? '').trim() };

@@ -9,7 +9,7 @@
 import type { ProviderConfig } from '../config/schema.ts';
 
 /** OLLAMA_HOST as Ollama reads it: `0.0.0.0:11434`, `host`, `https://host:port`. */
-export function ollamaHostUrl(value: string): string {
+function ollamaHostUrl(value: string): string {
   const trimmed = value.trim().replace(/\/+$/, '');
   const withScheme = /^https?:\/\//i.test(trimmed) ? trimmed : `http://${trimmed}`;
   const url = new URL(withScheme);

@@ -6,7 +6,7 @@ import type { GatewayConfig } from '../config/schema.ts';
 import { createModelCatalog, type ModelCatalog, type ModelFactory } from './models.ts';
 
 /** Called after a swap with the new config and the one it replaced. */
-export type LiveConfigListener = (next: GatewayConfig, previous: GatewayConfig) => void;
+type LiveConfigListener = (next: GatewayConfig, previous: GatewayConfig) => void;
 
 export interface LiveConfig {
   /** The config in force now. A property read: cheap enough for every message. */

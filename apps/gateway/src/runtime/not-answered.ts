@@ -21,7 +21,7 @@
 import type { Logger } from '@switchboard/hooks';
 
 /** Why a message got no answer from the model. */
-export type NotAnsweredReason =
+type NotAnsweredReason =
   /** The queue of its conversation was full and the policy dropped it (`messages.queue.drop`). */
   | 'queue-full'
   /** Cleared by `/stop`, `/new` or an interrupt before it ran. */

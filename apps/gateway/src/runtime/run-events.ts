@@ -4,7 +4,7 @@ import type { AssistantMessage } from '@switchboard/hooks';
 import type { Broadcast, EventFilter } from '../access/event-audience.ts';
 
 /** Maps a model error class onto the `errorKind` of `chat` error events (OpenClaw's vocabulary). */
-export function chatErrorKind(
+function chatErrorKind(
   errorClass: string | undefined,
 ): 'timeout' | 'rate_limit' | 'context_length' | 'refusal' | 'unknown' {
   switch (errorClass) {

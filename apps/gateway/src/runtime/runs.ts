@@ -1,8 +1,8 @@
 import { type RunOutcome, recordStatusOf } from './run/outcome.ts';
 
-export type RunStatus = 'queued' | 'running' | 'ok' | 'error' | 'aborted';
+type RunStatus = 'queued' | 'running' | 'ok' | 'error' | 'aborted';
 
-export interface RunRecord {
+interface RunRecord {
   readonly runId: string;
   readonly sessionKey: string;
   readonly agentId: string;

@@ -21,7 +21,7 @@ export interface ExecApprovalRequest {
 }
 
 /** How a request ended: an operator's decision, or the timeout (a denial). */
-export type ExecApprovalOutcome = ExecApprovalDecision | 'timeout';
+type ExecApprovalOutcome = ExecApprovalDecision | 'timeout';
 
 /**
  * The approvals of one gateway. Contract: `ask` resolves exactly once per request (a decision

@@ -3,7 +3,7 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ToolError } from './errors.ts';
 
 /** Largest file the read tool returns, and the largest the write tool accepts. */
-export const maxFileBytes: number = 1024 * 1024;
+const maxFileBytes: number = 1024 * 1024;
 
 /**
  * File access confined to one agent workspace. Every path is resolved against the

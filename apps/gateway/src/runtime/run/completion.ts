@@ -30,7 +30,7 @@ export interface CompletionServices {
 }
 
 /** What the run itself produced. */
-export interface TurnResult {
+interface TurnResult {
   readonly status: 'ok' | 'error' | 'aborted';
   readonly errorText: string | undefined;
   readonly errorClass: string | undefined;

@@ -4,7 +4,7 @@
 import type { Usage } from '@switchboard/hooks';
 
 /** What a completed turn reports about its model and usage. */
-export interface RunOutcomeDetails {
+interface RunOutcomeDetails {
   readonly sessionId: string;
   readonly provider: string | undefined;
   readonly model: string | undefined;
@@ -61,11 +61,4 @@ export function recordStatusOf(outcome: RunOutcome): 'ok' | 'error' | 'aborted' 
 /** The same outcome for a protocol run that a turn answered under another run id. */
 export function carriedOutcome(outcome: RunOutcome, runId: string): RunOutcome {
   return { ...outcome, runId };
-}
-
-/** The visible reply text of an answered run (replies joined by a blank line), else undefined. */
-export function replyTextOf(outcome: RunOutcome): string | undefined {
-  if (outcome.status === 'ok') return outcome.replies.join('\n\n');
-  if (outcome.status === 'compacted') return outcome.text;
-  return undefined;
 }

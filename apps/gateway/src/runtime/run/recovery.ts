@@ -21,7 +21,7 @@ export interface AnsweredMarker {
 }
 
 /** The delivery-key base a marker's reply was sent under (decision 0004). */
-export function deliveryKeyOf(marker: AnsweredMarker): string {
+function deliveryKeyOf(marker: AnsweredMarker): string {
   return marker.deliveryKey ?? marker.refs[marker.refs.length - 1] ?? marker.runId;
 }
 

@@ -30,7 +30,7 @@ export interface TurnScope {
   readonly channel: string;
 }
 
-export interface TurnContextRequest {
+interface TurnContextRequest {
   readonly config: GatewayConfig;
   readonly scope: TurnScope;
   /** The session's current id (it changes on reset): per-session caches key on it. */
@@ -45,7 +45,7 @@ export interface TurnContextRequest {
   readonly signal: AbortSignal;
 }
 
-export interface TurnContext {
+interface TurnContext {
   readonly systemPrompt: string;
   readonly tools: AnyAgentTool[];
   readonly userMessage: UserMessage;
