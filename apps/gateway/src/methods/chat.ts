@@ -30,9 +30,10 @@ function historyMessage(message: Message, sequence: number, sessionId: string): 
       stopReason: message.stopReason,
       errorMessage: message.errorMessage,
       errorClass: message.errorClass,
-      ...(message.errorDetails?.retryAfterMs === undefined
-        ? {}
-        : { errorDetails: { retryAfterMs: message.errorDetails.retryAfterMs } }),
+      errorDetails:
+        message.errorDetails?.retryAfterMs === undefined
+          ? undefined
+          : { retryAfterMs: message.errorDetails.retryAfterMs },
       ...base,
     };
   }

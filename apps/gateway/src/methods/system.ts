@@ -60,9 +60,10 @@ async function doctorCheck(services: MethodServices, probe: boolean) {
         id: profile.id,
         provider: profile.provider,
         state: profile.state,
-        ...(profile.disabled === undefined
-          ? {}
-          : { disabled: { reason: profile.disabled.reason, remainingMs: profile.disabled.remainingMs } }),
+        disabled:
+          profile.disabled === undefined
+            ? undefined
+            : { reason: profile.disabled.reason, remainingMs: profile.disabled.remainingMs },
         models: profile.models.map((window) => ({
           model: window.model,
           reason: window.reason,
@@ -143,18 +144,10 @@ export function systemMethods(services: MethodServices): GatewayMethod[] {
           schedules: await cronServiceOf(services.store)?.status(),
           /** The queue policy in force (`messages.queue`, defaults filled in). */
           queue: resolveQueueSettings({
-            ...(services.config.messages.queue?.mode === undefined
-              ? {}
-              : { mode: services.config.messages.queue.mode }),
-            ...(services.config.messages.queue?.cap === undefined
-              ? {}
-              : { cap: services.config.messages.queue.cap }),
-            ...(services.config.messages.queue?.drop === undefined
-              ? {}
-              : { drop: services.config.messages.queue.drop }),
-            ...(services.config.messages.queue?.debounceMs === undefined
-              ? {}
-              : { debounceMs: services.config.messages.queue.debounceMs }),
+            mode: services.config.messages.queue?.mode,
+            cap: services.config.messages.queue?.cap,
+            drop: services.config.messages.queue?.drop,
+            debounceMs: services.config.messages.queue?.debounceMs,
           }),
           /** What the gateway decided not to answer since it started: counts and the latest. */
           notAnswered: { counts: services.notAnswered.counts(), recent: services.notAnswered.recent(20) },

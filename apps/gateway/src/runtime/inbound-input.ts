@@ -91,10 +91,10 @@ export function queueOptionsFor(
   const pick = <K extends 'mode' | 'debounceMs' | 'cap' | 'drop'>(key: K) =>
     byChannel?.[key] ?? global?.[key];
   return {
-    ...(pick('mode') === undefined ? {} : { mode: pick('mode') }),
-    ...(pick('debounceMs') === undefined ? {} : { debounceMs: pick('debounceMs') }),
-    ...(pick('cap') === undefined ? {} : { cap: pick('cap') }),
-    ...(pick('drop') === undefined ? {} : { drop: pick('drop') }),
+    mode: pick('mode'),
+    debounceMs: pick('debounceMs'),
+    cap: pick('cap'),
+    drop: pick('drop'),
   };
 }
 

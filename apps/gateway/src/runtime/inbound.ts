@@ -225,9 +225,10 @@ export function createInbound(dependencies: InboundDependencies): Inbound {
         message,
         access: account.access,
         approvedSenders: pairing.approvedSenders(message.channel, message.accountId),
-        ...(account.channel.normalizeAllowEntry === undefined
-          ? {}
-          : { normalize: (entry: string) => account.channel.normalizeAllowEntry!(entry) }),
+        normalize:
+          account.channel.normalizeAllowEntry === undefined
+            ? undefined
+            : (entry: string) => account.channel.normalizeAllowEntry!(entry),
       });
       if (decision.kind === 'drop') {
         notAnswered(message, 'admission', decision.reason);

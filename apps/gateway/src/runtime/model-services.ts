@@ -56,12 +56,8 @@ export async function createModelServices(options: ModelServicesOptions): Promis
   warnAboutMissingCredentials({ config, catalog, profiles: auth.profiles(), logger });
   const compactionConfig = config.agents.defaults.compaction;
   const compactionSettings = {
-    ...(compactionConfig?.reserveTokens === undefined
-      ? {}
-      : { reserveTokens: compactionConfig.reserveTokens }),
-    ...(compactionConfig?.keepRecentTokens === undefined
-      ? {}
-      : { keepRecentTokens: compactionConfig.keepRecentTokens }),
+    reserveTokens: compactionConfig?.reserveTokens,
+    keepRecentTokens: compactionConfig?.keepRecentTokens,
   };
   const defaultTarget = catalog.resolve(defaultsModelReference(config));
   const compactor =

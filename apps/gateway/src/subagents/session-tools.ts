@@ -300,9 +300,8 @@ export function sessionTools(
           queued: lane?.queued ?? 0,
           compactions: session.compactionCount,
           updatedAt: iso(session.updatedAt),
-          ...(session.lastRoute === undefined
-            ? {}
-            : { lastChannel: session.lastRoute.channel, lastTo: session.lastRoute.to }),
+          lastChannel: session.lastRoute?.channel,
+          lastTo: session.lastRoute?.to,
         });
       },
     }),

@@ -70,16 +70,15 @@ export async function spawnSubagent(context: SpawnContext, request: SpawnRequest
     model,
     thinking,
     depth,
-    ...(route === undefined
-      ? {}
-      : {
-          requesterRoute: {
+    requesterRoute:
+      route === undefined
+        ? undefined
+        : {
             channel: route.channel,
             accountId: route.accountId,
             to: route.to,
             threadId: route.threadId,
           },
-        }),
     startedAt: now(),
     runTimeoutSeconds: request.runTimeoutSeconds,
     announce: { state: 'pending', attempts: 0 },

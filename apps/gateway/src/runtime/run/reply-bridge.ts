@@ -89,9 +89,7 @@ export function createReplyBridge(services: ReplyBridgeServices): ReplyBridge {
     return createReplyStream({
       channel: {
         textChunkLimit: capabilities?.textLimit ?? 4000,
-        ...(capabilities?.maxLinesPerMessage === undefined
-          ? {}
-          : { maxLinesPerMessage: capabilities.maxLinesPerMessage }),
+        maxLinesPerMessage: capabilities?.maxLinesPerMessage,
       },
       streaming: { mode: liveConfig().agents.defaults.blockStreaming },
       origin: {

@@ -84,9 +84,7 @@ export function createSessionPreparation(services: SessionPreparationServices): 
       });
       const freshnessOptions = {
         now: now(),
-        ...(config.agents.defaults.timeZone === undefined
-          ? {}
-          : { timeZone: config.agents.defaults.timeZone }),
+        timeZone: config.agents.defaults.timeZone,
       };
       // The check is pure and cheap on the entry at hand; only a stale session touches the store.
       const reset = isFresh(session, policy, freshnessOptions)

@@ -72,16 +72,15 @@ function fromEarlierFinal(final: EarlierFinal, runId: string): RunOutcome {
     runId,
     replies: texts,
     durationMs: meta?.durationMs ?? 0,
-    ...(agent?.sessionId === undefined
-      ? {}
-      : {
-          details: {
+    details:
+      agent?.sessionId === undefined
+        ? undefined
+        : {
             sessionId: agent.sessionId,
             provider: agent.provider,
             model: agent.model,
             usage: usageOf(agent.usage ?? {}),
           },
-        }),
   };
 }
 

@@ -59,32 +59,30 @@ export async function appendTurn(
     expectedSessionId: turn.sessionId,
     patch: {
       lastInteractionAt: services.now(),
-      ...(route === undefined
-        ? {}
-        : {
-            lastRoute: {
+      lastRoute:
+        route === undefined
+          ? undefined
+          : {
               channel: route.channel,
               accountId: route.accountId,
               to: route.peer.id,
               peerKind: route.peer.kind,
               threadId: route.threadId,
             },
-          }),
       ...(marker === undefined || turn.pin === undefined ? {} : { metadata: { authPin: turn.pin } }),
       modelProvider: turn.provider,
       model: turn.model,
       ...(usage.calls === 0 ? {} : { contextTokens: usage.contextTokens }),
-      ...(marker === undefined
-        ? {}
-        : {
-            addUsage: {
+      addUsage:
+        marker === undefined
+          ? undefined
+          : {
               input: usage.input,
               output: usage.output,
               cacheRead: usage.cacheRead,
               cacheWrite: usage.cacheWrite,
               costUsd: usage.cost.total,
             },
-          }),
     },
   });
 }
