@@ -30,7 +30,7 @@ async function cli(
     out: (text) => out.push(text),
     error: (text) => error.push(text),
     environment,
-    ...(signal === undefined ? {} : { signal }),
+    signal,
   };
   const code = await runCli(argv, io);
   return { code, stdout: out.join(''), stderr: error.join('') };

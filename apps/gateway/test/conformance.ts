@@ -58,7 +58,7 @@ export function runChannelConformance(
       gateway = await startChildGateway({
         stateDirectory,
         token,
-        ...(environment === undefined ? {} : { environment }),
+        environment,
       });
       await driver.onGatewayStarted?.({ httpUrl: gateway.httpUrl });
       context = {
@@ -68,7 +68,7 @@ export function runChannelConformance(
             model.enqueue(
               ...turns.map((turn) => ({
                 text: turn.text,
-                ...(turn.delayMs === undefined ? {} : { latency: { firstByteMs: turn.delayMs } }),
+                latency: turn.delayMs === undefined ? undefined : { firstByteMs: turn.delayMs },
               })),
             );
           },

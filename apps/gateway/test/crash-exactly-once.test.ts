@@ -70,10 +70,10 @@ async function startFixture(options: {
         queue: {
           mode: 'collect',
           debounceMs: 40,
-          ...(options.cap === undefined ? {} : { cap: options.cap }),
+          cap: options.cap,
         },
       },
-      ...(options.session === undefined ? {} : { session: options.session }),
+      session: options.session,
       channels: {
         telegram: {
           botToken: telegram.token,
@@ -88,7 +88,7 @@ async function startFixture(options: {
   const gateway = await startChildGateway({
     stateDirectory,
     token,
-    ...(options.environment === undefined ? {} : { environment: options.environment }),
+    environment: options.environment,
   });
   const fixture = { telegram, model, gateway, senders };
   fixtures.push(fixture);

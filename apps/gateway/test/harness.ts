@@ -67,7 +67,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     stateDirectory,
     environment: {},
     logger: createGatewayLogger({ level: 'debug', write: (line) => logs.push(line) }),
-    ...(options.plugins === undefined ? {} : { plugins: options.plugins }),
+    plugins: options.plugins,
     ...options.gateway,
   });
   const clients: ProtocolClient[] = [];
@@ -80,7 +80,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       const { client, hello } = await connectClient(gateway.url, {
         token: gateway.token,
         scopes: connectOptions.scopes ?? ['operator.admin'],
-        ...(connectOptions.caps === undefined ? {} : { caps: connectOptions.caps }),
+        caps: connectOptions.caps,
       });
       if (!hello.ok) throw new Error(`connect failed: ${JSON.stringify(hello.error)}`);
       clients.push(client);

@@ -97,7 +97,7 @@ for (const channelCase of cases()) {
       gateway = await startChildGateway({
         stateDirectory,
         token,
-        ...(environment === undefined ? {} : { environment }),
+        environment,
       });
       await driver.onGatewayStarted?.({ httpUrl: gateway.httpUrl });
     }, 90_000);

@@ -35,7 +35,7 @@ function recordingLogger(): Logger & { warnings: Array<{ message: string; fields
     debug() {},
     info() {},
     warn(message, fields) {
-      warnings.push({ message, ...(fields === undefined ? {} : { fields }) });
+      warnings.push({ message, fields });
     },
     error() {},
   };

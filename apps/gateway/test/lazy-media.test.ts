@@ -61,7 +61,7 @@ async function startFixture(environment?: NodeJS.ProcessEnv): Promise<Fixture> {
   const gateway = await startChildGateway({
     stateDirectory,
     token,
-    ...(environment === undefined ? {} : { environment }),
+    environment,
   });
   cleanups.push(() => gateway.stop());
   return { telegram, model, gateway, stateDirectory };

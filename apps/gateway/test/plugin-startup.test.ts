@@ -48,7 +48,7 @@ async function start(
     sharedModel: model,
     config,
     plugins,
-    ...(stateDirectory === undefined ? {} : { stateDirectory }),
+    stateDirectory,
   });
   running.push(gateway);
   return gateway;

@@ -97,7 +97,7 @@ beforeAll(async () => {
         models: { providers: { anthropic: { baseUrl: model.baseURL, apiKey: 'test-key' } } },
         agents: { defaults: { model: 'anthropic/claude-sonnet-4-6' } },
         storage: { kind: 'postgres', url },
-        ...(process.env.SHOW_REPLICA_LOGS === undefined ? {} : { logging: { level: 'debug' } }),
+        logging: process.env.SHOW_REPLICA_LOGS === undefined ? undefined : { level: 'debug' },
       }),
     );
   }

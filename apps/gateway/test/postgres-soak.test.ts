@@ -181,7 +181,7 @@ beforeAll(async () => {
         models: { providers: { anthropic: { baseUrl: model.baseURL, apiKey: 'test-key' } } },
         agents: { defaults: { model: 'anthropic/claude-sonnet-4-6', maxConcurrent: 8 } },
         storage: { kind: 'postgres', url, livenessTimeoutMs, poolSize: 6 },
-        ...(process.env.SHOW_REPLICA_LOGS === undefined ? {} : { logging: { level: 'debug' } }),
+        logging: process.env.SHOW_REPLICA_LOGS === undefined ? undefined : { level: 'debug' },
         channels: {
           telegram: {
             dmPolicy: 'allowlist',

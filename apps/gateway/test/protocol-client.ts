@@ -171,9 +171,9 @@ export async function connectClient(
     maxProtocol: options.maxProtocol ?? 4,
     client: { id: options.clientId ?? 'test', mode: 'test', version: '0.0.0', platform: process.platform },
     role: 'operator',
-    ...(options.scopes === undefined ? {} : { scopes: options.scopes }),
-    ...(options.caps === undefined ? {} : { caps: options.caps }),
-    ...(options.token === undefined ? {} : { auth: { token: options.token } }),
+    scopes: options.scopes,
+    caps: options.caps,
+    auth: options.token === undefined ? undefined : { token: options.token },
     ...(options.extra?.({ nonce, ts }) ?? {}),
   };
   const hello = await client.request('connect', params);

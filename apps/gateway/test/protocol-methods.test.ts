@@ -161,7 +161,7 @@ describe('protocol methods', () => {
         await client.request('sessions.export', {
           key: 'agent:main:log',
           limit: 2,
-          ...(fromSequence === undefined ? {} : { fromSequence }),
+          fromSequence,
         }),
       );
       pages += 1;

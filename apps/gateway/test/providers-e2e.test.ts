@@ -66,7 +66,7 @@ async function start(
   const harness = await startTestGateway({
     sharedModel: fakes.anthropic,
     config: { models: { providers: providers(fakes) }, ...config },
-    ...(now === undefined ? {} : { gateway: { now } }),
+    gateway: now === undefined ? undefined : { now },
   });
   cleanup.push(() => harness.close());
   return harness;

@@ -39,7 +39,7 @@ async function startFixture(options: { environment?: NodeJS.ProcessEnv; slowFirs
       if (text.startsWith('CHILD ')) {
         childRequests += 1;
         const slow = childRequests === 1 ? options.slowFirstChildMs : undefined;
-        return { text: 'child says 42', ...(slow === undefined ? {} : { latency: { firstByteMs: slow } }) };
+        return { text: 'child says 42', latency: slow === undefined ? undefined : { firstByteMs: slow } };
       }
       return { toolCalls: [{ name: 'sessions_spawn', input: { task: 'CHILD compute' } }] };
     },
@@ -57,7 +57,7 @@ async function startFixture(options: { environment?: NodeJS.ProcessEnv; slowFirs
   const gateway: ChildGateway = await startChildGateway({
     stateDirectory,
     token,
-    ...(options.environment === undefined ? {} : { environment: options.environment }),
+    environment: options.environment,
   });
   cleanups.push(() => gateway.kill('SIGKILL'));
   return { model, gateway };

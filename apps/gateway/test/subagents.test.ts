@@ -49,7 +49,7 @@ function brain(options: Brain) {
     if (text.startsWith('CHILD ')) {
       return {
         text: options.childAnswer(text.slice('CHILD '.length)),
-        ...(options.childLatencyMs === undefined ? {} : { latency: { firstByteMs: options.childLatencyMs } }),
+        latency: options.childLatencyMs === undefined ? undefined : { firstByteMs: options.childLatencyMs },
       };
     }
     return { text: `echo: ${text}` };

@@ -136,7 +136,7 @@ export function createTestChannel(options: { id?: string; textLimit?: number } =
               chatType: partial.chatType,
               peer: partial.peer ?? { kind: 'group', id: 'room-1' },
               wasMentioned: (partial as { wasMentioned?: boolean }).wasMentioned ?? false,
-              ...(partial.thread === undefined ? {} : { thread: partial.thread }),
+              thread: partial.thread,
             } as InboundMessage)
           : { ...base, chatType: 'direct', peer: { kind: 'direct', id: senderId } };
       return context.receive(message);
