@@ -28,8 +28,6 @@ export const requestFrameSchema = z.object({
   traceparent: z.string().max(128).optional(),
 });
 
-type RequestFrame = z.infer<typeof requestFrameSchema>;
-
 /** Client ids OpenClaw's gateway accepts; kept identical so clients work both ways. */
 const clientIds = [
   'webchat-ui',
