@@ -46,16 +46,15 @@ async function rig(family: Family): Promise<Rig> {
             baseUrl: anthropic.baseURL,
             models: [{ id: 'claude-sonnet-4-6', contextWindow: 200000, maxTokens: 4096 }],
           },
-          ...(openai === undefined
-            ? {}
-            : {
-                local: {
+          local:
+            openai === undefined
+              ? undefined
+              : {
                   api: 'openai-completions',
                   // Not loopback by name, so a key is required, as for a hosted service.
                   baseUrl: openai.baseURL.replace('127.0.0.1', 'localhost'),
                   models: [{ id: 'qwen3-coder', contextWindow: 65536, maxTokens: 4096 }],
                 },
-              }),
         },
       },
       auth: {

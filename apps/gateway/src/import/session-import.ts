@@ -216,8 +216,8 @@ export function sessionInputFrom(session: OpenClawSession): {
     agentId: agentOfSession(session),
     chatType,
     ...((text(entry.channel) ?? channel) ? { channel: (text(entry.channel) ?? channel) as string } : {}),
-    ...(text(entry.label) === undefined ? {} : { label: text(entry.label) as string }),
-    ...(text(entry.displayName) === undefined ? {} : { displayName: text(entry.displayName) as string }),
+    label: text(entry.label),
+    displayName: text(entry.displayName),
     ...(channel !== undefined && to !== undefined
       ? {
           lastRoute: {
@@ -229,21 +229,11 @@ export function sessionInputFrom(session: OpenClawSession): {
           },
         }
       : {}),
-    ...(text(entry.parentSessionKey) === undefined
-      ? {}
-      : { parentSessionKey: text(entry.parentSessionKey) as string }),
-    ...(text(entry.providerOverride) === undefined
-      ? {}
-      : { providerOverride: text(entry.providerOverride) as string }),
-    ...(text(entry.modelOverride) === undefined
-      ? {}
-      : { modelOverride: text(entry.modelOverride) as string }),
-    ...(text(entry.authProfileOverride) === undefined
-      ? {}
-      : { authProfileOverride: text(entry.authProfileOverride) as string }),
-    ...(text(entry.thinkingLevel) === undefined
-      ? {}
-      : { thinkingLevel: text(entry.thinkingLevel) as string }),
+    parentSessionKey: text(entry.parentSessionKey),
+    providerOverride: text(entry.providerOverride),
+    modelOverride: text(entry.modelOverride),
+    authProfileOverride: text(entry.authProfileOverride),
+    thinkingLevel: text(entry.thinkingLevel),
     ...(Object.keys(queue).length === 0 ? {} : { queue: queue as QueueOverrides }),
     ...(typeof entry.lastInteractionAt === 'number' ? { lastInteractionAt: entry.lastInteractionAt } : {}),
   };

@@ -20,10 +20,10 @@ function okPayload(outcome: Extract<RunOutcome, { status: 'ok' }>): Record<strin
       payloads: outcome.replies.map((text) => ({ text })),
       meta: {
         durationMs: outcome.durationMs,
-        ...(details === undefined
-          ? {}
-          : {
-              agentMeta: {
+        agentMeta:
+          details === undefined
+            ? undefined
+            : {
                 sessionId: details.sessionId,
                 provider: details.provider,
                 model: details.model,
@@ -36,7 +36,6 @@ function okPayload(outcome: Extract<RunOutcome, { status: 'ok' }>): Record<strin
                   cost: details.usage.cost.total,
                 },
               },
-            }),
       },
     },
   };

@@ -40,10 +40,10 @@ export function reportIgnoredMessage(
       detail: valid ? reason : 'unknown',
       channel: account.channel,
       accountId: account.accountId,
-      ...(chatId === undefined ? {} : { chatId }),
-      ...(senderId === undefined ? {} : { senderId }),
-      ...(messageId === undefined ? {} : { messageId }),
-      ...(note === undefined ? {} : { note }),
+      chatId,
+      senderId,
+      messageId,
+      note,
     });
   } catch {
     // A report is diagnostics: it never breaks the channel's message path.
