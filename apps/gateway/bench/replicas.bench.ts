@@ -116,7 +116,7 @@ async function scenario(label: string, replicas: number, storage: 'sqlite' | 'po
   if (url !== undefined) await psql(url, 'CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
   const config = {
     ...benchConfig(model.baseURL),
-    ...(url === undefined ? {} : { storage: { kind: 'postgres', url } }),
+    storage: url === undefined ? undefined : { kind: 'postgres', url },
   };
   const gateways: RunningGateway[] = [];
   for (let index = 0; index < replicas; index += 1) {
