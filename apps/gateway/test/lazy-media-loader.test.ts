@@ -49,14 +49,13 @@ function channelsWith(
   const running = {
     send: async () => ({ messageIds: [] }),
     stop: async () => {},
-    ...(download === undefined
-      ? {}
-      : {
-          downloadMedia: (media: InboundMedia, options: MediaDownloadOptions) => {
+    downloadMedia:
+      download === undefined
+        ? undefined
+        : (media: InboundMedia, options: MediaDownloadOptions) => {
             calls.push({ media, maxBytes: options.maxBytes });
             return download(media, options);
           },
-        }),
   } as ChannelAccount;
   return {
     calls,
