@@ -344,7 +344,16 @@ describe('config reload: edits apply without a restart', () => {
 
 describe('config reload: the operator commands', () => {
   it('`switchboard config reload` says what applied and what needs a restart; an invalid file exits 5', async () => {
-    const harness = await start();
+    // Reload on change off: the file watcher would otherwise apply the edit before the CLI asks.
+    const harness = await start({
+      config: {
+        gateway: {
+          port: 0,
+          auth: { mode: 'token', token: 'test-gateway-token-0123456789' },
+          reload: { mode: 'off' },
+        },
+      },
+    });
     editConfig(harness.stateDirectory, {
       'agents.list': [{ id: 'main', default: true }, { id: 'work' }],
       'session.durability': 'full',
