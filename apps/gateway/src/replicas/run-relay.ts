@@ -101,7 +101,7 @@ function truncated(item: RelayedEvent, size: number): RelayedEvent {
       truncated: true,
       note: `event of ${size} bytes is too large to relay between replicas; chat.history has the full text`,
     },
-    ...(item.filter === undefined ? {} : { filter: item.filter }),
+    filter: item.filter,
   };
 }
 
@@ -238,12 +238,10 @@ export function createRunRelay(options: RunRelayOptions): RunRelay {
   return {
     publish(event, payload, filter) {
       if (closed || (event !== 'agent' && event !== 'chat')) return;
-      let encoded = JSON.stringify({ event, payload, ...(filter === undefined ? {} : { filter }) });
+      let encoded = JSON.stringify({ event, payload, filter });
       const size = Buffer.byteLength(encoded);
       if (size > payloadBudgetBytes - 100)
-        encoded = JSON.stringify(
-          truncated({ event, payload, ...(filter === undefined ? {} : { filter }) }, size),
-        );
+        encoded = JSON.stringify(truncated({ event, payload, filter }, size));
       queue.push(encoded);
       scheduleFlush();
     },
@@ -313,7 +311,7 @@ export function createRunRelay(options: RunRelayOptions): RunRelay {
             to: lease.ownerId,
             requestId,
             sessionKey,
-            ...(runId === undefined ? {} : { runId }),
+            runId,
           } satisfies ControlMessage),
         );
       });

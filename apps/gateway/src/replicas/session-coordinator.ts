@@ -331,9 +331,7 @@ export function createSessionCoordinator(options: SessionCoordinatorOptions): Se
       return inSession(input.sessionKey, async () => {
         const payload = handOverPayload(input);
         const admission = await store
-          .admitToSession(input.sessionKey, [
-            { ref: input.ref, ...(payload === undefined ? {} : { payload }) },
-          ])
+          .admitToSession(input.sessionKey, [{ ref: input.ref, payload }])
           .finally(() => {
             awaitingAdmission.delete(key);
             routeAgainPending.delete(key);
