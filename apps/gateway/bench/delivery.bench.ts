@@ -12,7 +12,11 @@ import {
   createBlockChunker,
   createReplyStream,
   createTagStripper,
+  loadFenceParser,
 } from '../src/delivery/index.ts';
+
+// The chunkers find code fences with the Markdown parser, which the gateway loads on its first reply.
+await loadFenceParser();
 
 function buildReply(): string {
   const paragraphs: string[] = ['<think>The user wants a deployment summary; keep it short.</think>'];
