@@ -13,6 +13,7 @@ import { type PostgresCluster, startPostgresCluster } from '@switchboard/testkit
 import { createFakeTelegram, type FakeTelegram } from '@switchboard/testkit/telegram';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChildGateway, startChildGateway } from './child-gateway.ts';
+import { pollUntil } from './poll.ts';
 
 const token = 'postgres-channel-leases-token-0123456789';
 const tokenPattern = /t\d+/g;
@@ -28,18 +29,9 @@ const directories: string[] = [];
 /** Messages whose first model request is slow (the pause test). */
 const slowOnce = new Set<string>();
 
-async function waitFor<T>(
-  what: string,
-  condition: () => Promise<T | undefined>,
-  timeoutMs = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await condition().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/** Polls `condition` until it holds (see poll.ts); fails naming `what` after `timeoutMs`. */
+function waitFor<T>(what: string, condition: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  return pollUntil(what, condition, { timeoutMs, errorsMeanNotYet: true });
 }
 
 interface AccountView {

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatStatus } from '../src/cli/operator/status-command.ts';
 import { rpcAccountId, rpcChannel } from '../src/runtime/turn-input.ts';
 import { type ChildGateway, startChildGateway } from './child-gateway.ts';
+import { pollUntil } from './poll.ts';
 import type { ProtocolClient } from './protocol-client.ts';
 
 const token = 'postgres-sessions-token-0123456789';
@@ -26,19 +27,9 @@ const gateways: ChildGateway[] = [];
 const stalled = new Set<string>();
 const directories: string[] = [];
 
-/** Polls `condition` until it holds; fails naming `what` after `timeoutMs`. */
-async function waitFor<T>(
-  what: string,
-  condition: () => Promise<T | undefined>,
-  timeoutMs = 90_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await condition();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/** Polls `condition` until it holds (see poll.ts); fails naming `what` after `timeoutMs`. */
+function waitFor<T>(what: string, condition: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
+  return pollUntil(what, condition, { timeoutMs });
 }
 
 async function request(client: ProtocolClient, method: string, params: Record<string, unknown>) {

@@ -23,6 +23,7 @@ import { createFakeTelegram, type FakeTelegram } from '@switchboard/testkit/tele
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rpcAccountId, rpcChannel } from '../src/runtime/turn-input.ts';
 import { type ChildGateway, startChildGateway } from './child-gateway.ts';
+import { pollUntil } from './poll.ts';
 
 const run = promisify(execFile);
 const token = 'postgres-soak-token-0123456789';
@@ -78,18 +79,9 @@ async function sql(statement: string): Promise<string[]> {
   return stdout.split('\n').filter((line) => line !== '');
 }
 
-async function waitFor<T>(
-  what: string,
-  condition: () => Promise<T | undefined>,
-  timeoutMs = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await condition().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/** Polls `condition` until it holds (see poll.ts); fails naming `what` after `timeoutMs`. */
+function waitFor<T>(what: string, condition: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  return pollUntil(what, condition, { timeoutMs, errorsMeanNotYet: true });
 }
 
 function timeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
