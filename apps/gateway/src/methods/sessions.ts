@@ -43,6 +43,13 @@ export function sessionMethods(services: MethodServices): GatewayMethod[] {
       params: z.looseObject({
         limit: z.number().int().min(1).max(1000).optional(),
         offset: z.number().int().nonnegative().optional(),
+        /**
+         * A Switchboard addition to OpenClaw's params: the `nextCursor` of the previous page.
+         * The page continues after that row however sessions moved meanwhile (an offset can
+         * repeat or skip rows when sessions are updated between pages); `offset` then counts
+         * from the cursor.
+         */
+        cursor: z.string().min(1).optional(),
         agentId: z.string().optional(),
         search: z.string().optional(),
         label: z.string().optional(),
@@ -53,6 +60,7 @@ export function sessionMethods(services: MethodServices): GatewayMethod[] {
         const page = await services.store.listSessions({
           limit,
           offset: params.offset,
+          cursor: params.cursor,
           agentId: params.agentId,
           search: params.search,
           label: params.label,
@@ -73,7 +81,10 @@ export function sessionMethods(services: MethodServices): GatewayMethod[] {
           totalCount: page.totalCount,
           limitApplied: limit,
           hasMore: page.hasMore,
-          nextOffset: page.hasMore ? (params.offset ?? 0) + sessions.length : null,
+          // An offset counts from the start of the list only when no cursor was sent.
+          nextOffset:
+            page.hasMore && params.cursor === undefined ? (params.offset ?? 0) + sessions.length : null,
+          nextCursor: page.nextCursor ?? null,
           sessions,
         };
       },
