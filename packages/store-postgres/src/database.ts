@@ -31,6 +31,12 @@ export interface Database {
   ): Promise<Row[]>;
   /** `work` in one transaction (READ COMMITTED); rolled back when it throws. */
   transaction<T>(operation: string, work: (client: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * The database answered that this instance's lock is gone (a write checked
+   * `switchboard_owner_alive` of its own owner id): every later operation is refused, and the
+   * returned SESSIONS_LOCK_LOST error is the one to throw now.
+   */
+  lockLost(operation: string): SessionsError;
 }
 
 /** The state `createDatabase` reads on every operation. */
@@ -39,6 +45,8 @@ export interface DatabaseStatus {
   unusable(operation: string): SessionsError | undefined;
   /** Counts in-flight operations so `close` can wait for them. */
   readonly inflight: Set<Promise<unknown>>;
+  /** Marks the instance lock lost (`reason` goes into every later error); returns the error. */
+  lose(reason: string): SessionsError;
 }
 
 /** Server error classes a caller may retry: serialization failures, deadlocks, lost connections. */
@@ -89,6 +97,9 @@ export function createDatabase(parts: {
     createId: parts.createId,
     query<Row extends QueryResultRow>(operation: string, sql: string, values: readonly unknown[] = []) {
       return track(operation, async () => (await pool.query<Row>(sql, [...values])).rows);
+    },
+    lockLost(operation) {
+      return status.lose(`the database no longer listed its instance lock as held during ${operation}`);
     },
     transaction<T>(operation: string, work: (client: Queryable) => Promise<T>): Promise<T> {
       return track(operation, async () => {

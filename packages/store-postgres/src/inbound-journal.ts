@@ -99,10 +99,16 @@ export function createInboundJournal(database: Database): InboundJournalStore {
       const checked = requireRef(ref, 'ref');
       requireState(state, 'state');
       return database.transaction('updateInbound', async (client) => {
-        const { rows } = await client.query<InboundRow>(
-          'SELECT * FROM inbound_journal WHERE channel = $1 AND account_id = $2 AND message_id = $3 FOR UPDATE',
-          [checked.channel, checked.accountId, checked.messageId],
+        // Fenced by the instance lock, checked by the database in the same transaction: a
+        // replica cut off from PostgreSQL (its backends terminated, a pause) may reconnect its
+        // pool before it notices its lock is gone, and must not close a record the replica
+        // taking over its work is about to resume (decision 0021).
+        const { rows } = await client.query<InboundRow & { self_alive: boolean }>(
+          `SELECT *, switchboard_owner_alive($4) AS self_alive FROM inbound_journal
+           WHERE channel = $1 AND account_id = $2 AND message_id = $3 FOR UPDATE`,
+          [checked.channel, checked.accountId, checked.messageId, ownerId],
         );
+        if (rows[0] !== undefined && !rows[0].self_alive) throw database.lockLost('updateInbound');
         if (rows[0] === undefined) {
           throw new SessionsError(
             'SESSIONS_JOURNAL_NOT_FOUND',

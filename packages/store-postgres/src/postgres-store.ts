@@ -175,6 +175,12 @@ export async function createPostgresSessionStore(
   );
   ping.unref();
 
+  const lockLostError = () =>
+    new SessionsError(
+      'SESSIONS_LOCK_LOST',
+      `This gateway lost its instance lock on ${location} (${lost}): other replicas may have taken over its work. Restart the gateway.`,
+      { details: { location, ownerId } },
+    );
   const status: DatabaseStatus = {
     inflight: new Set(),
     unusable(operation) {
@@ -188,14 +194,12 @@ export async function createPostgresSessionStore(
       if (lost === undefined && silentMs > livenessTimeoutMs) {
         lost = `its connection did not answer for ${Math.round(silentMs)} ms, more than the liveness timeout of ${livenessTimeoutMs} ms (was the process paused?)`;
       }
-      if (lost !== undefined) {
-        return new SessionsError(
-          'SESSIONS_LOCK_LOST',
-          `This gateway lost its instance lock on ${location} (${lost}): other replicas may have taken over its work. Restart the gateway.`,
-          { details: { location, ownerId } },
-        );
-      }
+      if (lost !== undefined) return lockLostError();
       return undefined;
+    },
+    lose(reason) {
+      lost ??= reason;
+      return lockLostError();
     },
   };
   const database = createDatabase({ pool, location, ownerId, now, createId, status });

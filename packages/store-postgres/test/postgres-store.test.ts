@@ -116,6 +116,39 @@ describe('PostgreSQL store', () => {
     }
   });
 
+  it('refuses to close a journal record once the database no longer lists its instance as alive, before it noticed itself', async () => {
+    // The soak of decision 0021 lost messages this way: a replica cut off from PostgreSQL
+    // reconnected its pool and marked records `replied` whose replies its fenced sends never
+    // made, before its lock connection reported the cut. Deleting its instance row makes the
+    // database answer "not alive" while its own lock connection still looks healthy.
+    const url = await freshDatabase(cluster());
+    const store = await createPostgresSessionStore({ url });
+    const other = await createPostgresSessionStore({ url });
+    try {
+      const ref = { channel: 'telegram', accountId: 'polling', messageId: '7:1' };
+      await store.journalInbound({ ...ref, sessionKey: 'agent:main:one', payload: { text: 'hi' } });
+      await asSuperuser(url, 'DELETE FROM store_instances WHERE owner_id = $1', [store.ownerId]);
+      const refused = await store.updateInbound(ref, 'replied').then(
+        () => undefined,
+        (error: Error & { code?: string }) => error,
+      );
+      expect(refused?.code).toBe('SESSIONS_LOCK_LOST');
+      expect(refused?.message).toContain('updateInbound');
+      // Every later operation is refused too, without asking the database again.
+      const next = await store.getState('ns', 'k').then(
+        () => undefined,
+        (error: Error & { code?: string }) => error.code,
+      );
+      expect(next).toBe('SESSIONS_LOCK_LOST');
+      // The record is still open, and another replica takes it over to answer it.
+      const taken = await other.listUnfinishedInbound();
+      expect(taken.map((record) => [record.messageId, record.state])).toEqual([['7:1', 'received']]);
+    } finally {
+      await store.close();
+      await other.close();
+    }
+  });
+
   it('hands a paused replica’s work to another after the liveness timeout; the paused one is fenced when it wakes', async () => {
     const url = await freshDatabase(cluster());
     const watcher = await createPostgresSessionStore({ url });
