@@ -43,6 +43,11 @@ export interface Database {
 export interface DatabaseStatus {
   /** Undefined while usable; the error every operation rejects with otherwise. */
   unusable(operation: string): SessionsError | undefined;
+  /**
+   * Undefined while the instance lock's connection answered within the liveness timeout;
+   * otherwise a check on it, after which `unusable` says whether the lock is still held.
+   */
+  confirmAlive(): Promise<void> | undefined;
   /** Counts in-flight operations so `close` can wait for them. */
   readonly inflight: Set<Promise<unknown>>;
   /** Marks the instance lock lost (`reason` goes into every later error); returns the error. */
@@ -78,7 +83,16 @@ export function createDatabase(parts: {
   function track<T>(operation: string, work: () => Promise<T>): Promise<T> {
     const unusable = status.unusable(operation);
     if (unusable !== undefined) return Promise.reject(unusable);
-    const promise = work().catch((error: unknown) => {
+    const confirming = status.confirmAlive();
+    const run =
+      confirming === undefined
+        ? work()
+        : confirming.then(() => {
+            const lockLost = status.unusable(operation);
+            if (lockLost !== undefined) throw lockLost;
+            return work();
+          });
+    const promise = run.catch((error: unknown) => {
       throw toStoreError(error, location, operation);
     });
     const settled = promise.then(

@@ -156,9 +156,11 @@ export async function createPostgresSessionStore(
     );
   }
 
-  // A local lease: the lock connection must have answered within the liveness timeout. A
-  // process resumed after a pause (SIGSTOP, a frozen VM) fences itself on its first
-  // operation, before any late event from the cut connection arrives.
+  // A local lease: the lock connection must have answered within the liveness timeout. When
+  // it has not (a process resumed after a pause, or one starved of CPU), the next operation
+  // first makes one round trip on it: an answer means the lock is still held (it ends only
+  // with its session), a failure or no answer within the timeout fences this process, before
+  // any late event from a connection the server cut arrives.
   let lastAnswer = performance.now();
   const ping = setInterval(
     () => {
@@ -174,6 +176,26 @@ export async function createPostgresSessionStore(
     Math.max(250, Math.floor(livenessTimeoutMs / 3)),
   );
   ping.unref();
+  let confirming: Promise<void> | undefined;
+  function confirmLock(silentMs: number): Promise<void> {
+    const silence = `its connection did not answer for ${Math.round(silentMs)} ms, more than the liveness timeout of ${livenessTimeoutMs} ms (was the process paused?)`;
+    let timer: NodeJS.Timeout | undefined;
+    const answered = lockClient.query('SELECT 1').then(
+      () => {
+        lastAnswer = performance.now();
+      },
+      (error: Error) => {
+        lost ??= `${silence}, and then ${error.message}`;
+      },
+    );
+    const timedOut = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        lost ??= `${silence}, nor to a check within another ${livenessTimeoutMs} ms`;
+        resolve();
+      }, livenessTimeoutMs);
+    });
+    return Promise.race([answered, timedOut]).finally(() => clearTimeout(timer));
+  }
 
   const lockLostError = () =>
     new SessionsError(
@@ -190,12 +212,16 @@ export async function createPostgresSessionStore(
           `The session store ${location} is closed (during ${operation}).`,
         );
       }
-      const silentMs = performance.now() - lastAnswer;
-      if (lost === undefined && silentMs > livenessTimeoutMs) {
-        lost = `its connection did not answer for ${Math.round(silentMs)} ms, more than the liveness timeout of ${livenessTimeoutMs} ms (was the process paused?)`;
-      }
       if (lost !== undefined) return lockLostError();
       return undefined;
+    },
+    confirmAlive() {
+      const silentMs = performance.now() - lastAnswer;
+      if (silentMs <= livenessTimeoutMs || lost !== undefined) return undefined;
+      confirming ??= confirmLock(silentMs).finally(() => {
+        confirming = undefined;
+      });
+      return confirming;
     },
     lose(reason) {
       lost ??= reason;
