@@ -63,17 +63,24 @@ export interface SessionLeaseStore {
 const unfinished = `state IN ('received', 'queued', 'running')`;
 
 async function lockLease(client: Queryable, sessionKey: string, ownerId: string, at: number) {
-  await client.query(
-    'INSERT INTO session_leases (session_key, owner_id, acquired_at) VALUES ($1, $2, $3) ON CONFLICT (session_key) DO NOTHING',
-    [sessionKey, ownerId, at],
-  );
-  const { rows } = await client.query<{ owner_id: string; owner_alive: boolean; self_alive: boolean }>(
-    `SELECT owner_id, switchboard_owner_alive(owner_id) AS owner_alive, switchboard_owner_alive($2) AS self_alive
-     FROM session_leases WHERE session_key = $1 FOR UPDATE`,
-    [sessionKey, ownerId],
-  );
-  const row = rows[0];
-  if (row === undefined) throw new Error(`session lease ${sessionKey} vanished after insert`);
+  let row: { owner_id: string; owner_alive: boolean; self_alive: boolean } | undefined;
+  // The insert finds another replica's lease, which that replica deletes (its session went
+  // idle) before the lock below: the row is gone, so the next insert takes it (each statement
+  // sees what committed before it, READ COMMITTED). Three tries, then the caller's retry.
+  for (let attempt = 0; attempt < 3 && row === undefined; attempt += 1) {
+    await client.query(
+      'INSERT INTO session_leases (session_key, owner_id, acquired_at) VALUES ($1, $2, $3) ON CONFLICT (session_key) DO NOTHING',
+      [sessionKey, ownerId, at],
+    );
+    const { rows } = await client.query<{ owner_id: string; owner_alive: boolean; self_alive: boolean }>(
+      `SELECT owner_id, switchboard_owner_alive(owner_id) AS owner_alive, switchboard_owner_alive($2) AS self_alive
+       FROM session_leases WHERE session_key = $1 FOR UPDATE`,
+      [sessionKey, ownerId],
+    );
+    row = rows[0];
+  }
+  if (row === undefined)
+    throw new Error(`session lease ${sessionKey} was released three times while being taken`);
   if (!row.self_alive) {
     throw new SessionsError(
       'SESSIONS_LOCK_LOST',
