@@ -1,7 +1,15 @@
 // Where the fenced code blocks of a text are, in offsets of that text, read from the same
 // parse as the renderers: what a chunker needs to never cut a code block except by closing
 // it and reopening it (with its language) in the next piece.
-import type { Code, Nodes } from 'mdast';
+import type { Nodes } from 'mdast';
+import {
+  createFenceScanState,
+  type FenceBlock,
+  type FenceScanState,
+  finishFenceScan,
+  scanCompleteLines,
+  scanFenceBlocks,
+} from './fence-line-scanner.ts';
 import { parseBlocks } from './parse.ts';
 
 /** One fenced code block, in character offsets of the text it was found in. */
@@ -31,14 +39,28 @@ const markerPattern = /^(`{3,}|~{3,})/;
  * The fenced code blocks of `text`, in order: those at the top level and those inside list
  * items whose opening line holds only spaces before the marker (a fence inside a quote is
  * left out: reopening it would need the quote's `>` prefix). Indented code is not fenced.
+ *
+ * Most texts are read by a line scan (`fence-line-scanner.ts`) that returns exactly what the
+ * parse would; a text with a construct the scan does not model (a list item or quote near a
+ * fence, an HTML block, a carriage return) is parsed with mdast.
  */
 export function findCodeFences(text: string): CodeFence[] {
   // A fence needs three backticks or tildes in a row: most chat text has none, and needs no parse.
   if (!text.includes('```') && !text.includes('~~~')) return [];
+  const blocks = scanFenceBlocks(text);
+  return blocks === undefined ? findCodeFencesByParse(text) : fencesOfBlocks(text, blocks);
+}
+
+/** `findCodeFences` by the mdast block parse alone (the reference the line scan must agree with). */
+export function findCodeFencesByParse(text: string): CodeFence[] {
+  if (!text.includes('```') && !text.includes('~~~')) return [];
   const fences: CodeFence[] = [];
   const visit = (node: Nodes): void => {
     if (node.type === 'code') {
-      const fence = codeFence(text, node);
+      const markerStart = node.position?.start.offset;
+      const end = node.position?.end.offset;
+      const fence =
+        markerStart === undefined || end === undefined ? undefined : codeFence(text, { markerStart, end });
       if (fence !== undefined) fences.push(fence);
       return;
     }
@@ -49,10 +71,59 @@ export function findCodeFences(text: string): CodeFence[] {
   return fences;
 }
 
-function codeFence(text: string, node: Code): CodeFence | undefined {
-  const markerStart = node.position?.start.offset;
-  const end = node.position?.end.offset;
-  if (markerStart === undefined || end === undefined) return undefined;
+/**
+ * Finds the code fences of a text that grows at its end, such as a streamed reply's buffer.
+ * Contract: `fences(text)` returns exactly `findCodeFences(text)`. When `text` extends the text
+ * of an earlier call, only the lines added since are read (the last, unfinished line again);
+ * any other text starts a new scan. A text the line scan does not model is parsed whole.
+ */
+export interface CodeFenceTracker {
+  fences(text: string): CodeFence[];
+  /** How many complete lines the scan has read so far (a growing text's lines are read once). */
+  readonly linesRead: number;
+}
+
+export function createCodeFenceTracker(): CodeFenceTracker {
+  let linesRead = 0;
+  let state: FenceScanState = createFenceScanState();
+  // The text of the lines `state` has read (text[0, state.position)).
+  let readPrefix = '';
+  let lastText: string | undefined;
+  let lastFences: CodeFence[] = [];
+  return {
+    fences(text: string): CodeFence[] {
+      if (text === lastText) return lastFences;
+      if (!text.startsWith(readPrefix)) {
+        state = createFenceScanState();
+        readPrefix = '';
+      }
+      const lastLineStart = text.lastIndexOf('\n') + 1;
+      if (lastLineStart > state.position) {
+        linesRead += scanCompleteLines(text, state, lastLineStart);
+        readPrefix = text.slice(0, state.position);
+      }
+      const blocks = finishFenceScan(text, state);
+      lastFences = blocks === undefined ? findCodeFencesByParse(text) : fencesOfBlocks(text, blocks);
+      lastText = text;
+      return lastFences;
+    },
+    get linesRead(): number {
+      return linesRead;
+    },
+  };
+}
+
+function fencesOfBlocks(text: string, blocks: readonly FenceBlock[]): CodeFence[] {
+  const fences: CodeFence[] = [];
+  for (const block of blocks) {
+    const fence = codeFence(text, block);
+    if (fence !== undefined) fences.push(fence);
+  }
+  return fences;
+}
+
+/** The fence of a `code` node spanning text[markerStart, end) (for a fenced block, from its marker). */
+function codeFence(text: string, { markerStart, end }: FenceBlock): CodeFence | undefined {
   const start = text.lastIndexOf('\n', markerStart - 1) + 1;
   const indent = text.slice(start, markerStart);
   if (!/^ *$/.test(indent)) return undefined;

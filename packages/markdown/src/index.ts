@@ -3,7 +3,12 @@
 // chunker imports the code-fence finder.
 
 // Chunkers: where the fenced code blocks are.
-export { type CodeFence, findCodeFences } from './code-fences.ts';
+export {
+  type CodeFence,
+  type CodeFenceTracker,
+  createCodeFenceTracker,
+  findCodeFences,
+} from './code-fences.ts';
 export { renderDiscordMarkdown } from './discord.ts';
 // Errors.
 export { MarkdownError, type MarkdownErrorCode, markdownErrorCodes } from './errors.ts';
