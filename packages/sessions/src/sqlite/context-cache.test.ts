@@ -42,10 +42,24 @@ describe('context cache', () => {
     cache.grew(3, 3); // 4 + 7 = 11 > 10: the oldest (1) goes
     expect(cache.get(1, 'one', null)).toBeUndefined();
     expect(cache.get(3, 'three', null)?.entries).toHaveLength(7);
-    // A run larger than the whole bound is not kept at all.
-    cache.set(4, run('four', 11));
-    expect(cache.get(4, 'four', null)).toBeUndefined();
     cache.clear();
     expect(cache.get(3, 'three', null)).toBeUndefined();
+  });
+
+  it('keeps the most recently used run even when it alone exceeds the bound, until another is used', () => {
+    const cache = createContextCache(10);
+    cache.set(1, run('small', 3));
+    cache.set(2, run('large', 25)); // over the bound alone: the small one goes, the large one stays
+    expect(cache.get(1, 'small', null)).toBeUndefined();
+    const large = cache.get(2, 'large', null)!;
+    expect(large.entries).toHaveLength(25);
+    // It keeps growing turn by turn and stays cached.
+    large.entries.push(...run('large', 2).entries);
+    cache.grew(2, 2);
+    expect(cache.get(2, 'large', null)?.entries).toHaveLength(27);
+    // Another session's turn: the large run is now the least recently used and over the bound.
+    cache.set(3, run('next', 4));
+    expect(cache.get(2, 'large', null)).toBeUndefined();
+    expect(cache.get(3, 'next', null)?.entries).toHaveLength(4);
   });
 });

@@ -7,7 +7,12 @@ import type { TranscriptEntry } from '../types.ts';
  * Entries are append-only, so a cached run of entries stays true while the transcript's
  * latest compaction is the same one. Anything else (another compaction, a transcript that
  * went away, a group commit that rolled back after a read saw its rows) drops the entry or
- * the whole cache. Bounded by entry count, least recently used first out.
+ * the whole cache. Bounded by entry count, least recently used first out — except the most
+ * recently used run, which stays whatever its size: a session whose context alone exceeds the
+ * bound (a long uncompacted session on a large-window model) would otherwise be read and
+ * decoded whole on every turn (about 40 ms at 10,000 entries) instead of only its new
+ * entries. So the cache holds at most the bound plus that one context, and the large run goes
+ * as soon as another session's run is used and the total is over the bound.
  */
 export interface CachedContext {
   readonly sessionId: string;
@@ -32,6 +37,8 @@ export interface ContextCache {
 export function createContextCache(maxEntries: number): ContextCache {
   const cached = new Map<number, CachedContext>();
   let size = 0;
+  /** The transcript of the most recently used run: never dropped by `trim`. */
+  let newest: number | undefined;
 
   function drop(transcriptId: number): void {
     const value = cached.get(transcriptId);
@@ -43,7 +50,7 @@ export function createContextCache(maxEntries: number): ContextCache {
   function trim(): void {
     for (const transcriptId of cached.keys()) {
       if (size <= maxEntries) return;
-      drop(transcriptId);
+      if (transcriptId !== newest) drop(transcriptId);
     }
   }
 
@@ -58,12 +65,13 @@ export function createContextCache(maxEntries: number): ContextCache {
       // Most recently used last: Map keeps insertion order.
       cached.delete(transcriptId);
       cached.set(transcriptId, value);
+      newest = transcriptId;
       return value;
     },
     set(transcriptId, value) {
       drop(transcriptId);
-      if (value.entries.length > maxEntries) return;
       cached.set(transcriptId, value);
+      newest = transcriptId;
       size += value.entries.length;
       trim();
     },
@@ -75,6 +83,7 @@ export function createContextCache(maxEntries: number): ContextCache {
     clear() {
       cached.clear();
       size = 0;
+      newest = undefined;
     },
   };
 }

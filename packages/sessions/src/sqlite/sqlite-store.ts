@@ -61,7 +61,8 @@ import { createSqliteTranscripts } from './transcripts.ts';
  * Decoded context entries kept across `buildContext` calls (all sessions together), so a
  * turn decodes only what was appended since the previous one. Measured in the gateway
  * bench: 15% less CPU per message with 50 busy sessions; a full cache holds roughly
- * 10–30 MB of decoded messages, depending on their size.
+ * 10–30 MB of decoded messages, depending on their size. The most recently used context
+ * stays even when it alone is larger (see context-cache.ts).
  */
 const contextCacheEntries = 10_000;
 
