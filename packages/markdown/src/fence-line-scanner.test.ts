@@ -53,6 +53,17 @@ const fenceLine: fc.Arbitrary<string> = fc.oneof(
           '<3',
           '<a href="x">',
           '<https://e.x>',
+          '<think>plan</think>',
+          '<think>',
+          '</think>  ',
+          '<a',
+          'b="x">',
+          "<x y='>'>",
+          '<x y=">" z',
+          '<custom-tag attr=1 />',
+          '<DIV class=x',
+          '<a>b',
+          '<!DOCTYPE html>',
         ),
       )
       .map(([space, html]) => space + html),
@@ -200,6 +211,10 @@ describe('the fence line scan, edge cases', () => {
     expect(scanned('- ```\ncode')).toBeUndefined();
     expect(scanned('> ```\n> code\n> ```')).toBeUndefined();
     expect(scanned('<div>\n```\n</div>')).toBeUndefined();
+    expect(scanned('<custom a="1">\n```\n')).toBeUndefined();
+    expect(scanned('<div>text\n```\nx\n</div>')).toBeUndefined();
+    // Not an HTML block: a tag with text after it, on the same line.
+    expect(scanned('<think>the plan</think>\n```\nx\n```')?.[0]?.closeStart).toBe(30);
     expect(scanned('```\r\ncode\r\n```')).toBeUndefined();
   });
 

@@ -18,8 +18,8 @@
 //
 // What makes it give up (the text is then parsed):
 // - a carriage return (other line endings), a byte order mark at the start;
-// - a line starting like an HTML block (`<` and a letter, `/`, `!` or `?` after at most three
-//   spaces): HTML blocks swallow fence lines until their end condition;
+// - a line that may start an HTML block (after at most three spaces; see `mayStartHtmlBlock`):
+//   HTML blocks swallow fence lines until their end condition;
 // - a fence that might be inside a container. A line starting like a list item or a block
 //   quote (after any spaces or tabs: `>`, `-`/`+`/`*` then a space, a tab or the line end,
 //   digits then `.` or `)`) begins a *container context*. In it, a run of three backticks or
@@ -28,6 +28,8 @@
 //   container line holding such a run. The context ends at a line that starts at column zero
 //   after a blank line (nothing can continue a list item or a quote there), or at such an
 //   opening line.
+
+import { htmlBlockNames, htmlRawNames } from 'micromark-util-html-tag-name';
 
 /** A fenced code block as the parse's node spans it: from its marker to its end offset. */
 export interface FenceBlock {
@@ -65,6 +67,8 @@ const tab = 9;
 const newline = 10;
 const space = 32;
 const exclamation = 33;
+const doubleQuote = 34;
+const singleQuote = 39;
 const plus = 43;
 const asterisk = 42;
 const rightParenthesis = 41;
@@ -218,7 +222,7 @@ function scanLine(text: string, start: number, end: number, state: FenceScanStat
       return;
     }
   }
-  if (indent <= 3 && first === lessThan && startsHtml(text.charCodeAt(index + 1))) {
+  if (indent <= 3 && first === lessThan && mayStartHtmlBlock(text, index, end)) {
     state.unsupported = true;
     return;
   }
@@ -239,15 +243,39 @@ function hasBacktick(text: string, from: number, to: number): boolean {
   return index !== -1 && index < to;
 }
 
-/** A character after `<` that can start one of CommonMark's seven kinds of HTML block. */
-function startsHtml(character: number): boolean {
-  return (
-    character === slash ||
-    character === exclamation ||
-    character === question ||
-    (character >= 65 && character <= 90) ||
-    (character >= 97 && character <= 122)
-  );
+/**
+ * True when the line, whose text from `from` starts with `<`, may start one of CommonMark's
+ * seven kinds of HTML block. Generous (a false positive only makes the scanner give up): any
+ * `<!` or `<?` (comments, declarations, CDATA, processing instructions); a tag named like a raw
+ * or block element (`pre`, `div`, …, micromark's own lists); any other tag whose first `>` has
+ * only spaces or tabs after it, or is preceded by a quote (a quoted attribute value could hide
+ * the tag's real end). So `<think>The plan…</think>` or `<3` on a line of their own do not.
+ */
+function mayStartHtmlBlock(text: string, from: number, end: number): boolean {
+  let index = from + 1;
+  const next = text.charCodeAt(index);
+  if (next === exclamation || next === question) return true;
+  if (next === slash) index++;
+  const nameStart = index;
+  if (!isAsciiLetter(text.charCodeAt(index))) return false;
+  while (index < end && isTagNameCharacter(text.charCodeAt(index))) index++;
+  const name = text.slice(nameStart, index).toLowerCase();
+  if (htmlRawNames.includes(name) || htmlBlockNames.includes(name)) return true;
+  const close = text.indexOf('>', index);
+  if (close === -1 || close >= end) return false;
+  for (let probe = index; probe < close; probe++) {
+    const character = text.charCodeAt(probe);
+    if (character === doubleQuote || character === singleQuote) return true;
+  }
+  return onlySpacesOrTabs(text, close + 1, end);
+}
+
+function isAsciiLetter(character: number): boolean {
+  return (character >= 65 && character <= 90) || (character >= 97 && character <= 122);
+}
+
+function isTagNameCharacter(character: number): boolean {
+  return isAsciiLetter(character) || (character >= zero && character <= nine) || character === minus;
 }
 
 /**
