@@ -1,8 +1,11 @@
 import { lookup } from 'node:dns/promises';
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { BlockList, isIP } from 'node:net';
 import { ToolError } from './errors.ts';
+
+// The CommonJS exports, not the ES module facades: node:http's facade reads its lazy
+// `WebSocket` getter, which loads undici at start (see protocol/server.ts).
+const { request: httpRequest } = process.getBuiltinModule('node:http');
+const { request: httpsRequest } = process.getBuiltinModule('node:https');
 
 export interface WebFetchOptions {
   /** Hosts (names or literal addresses) allowed even though they are private or loopback. */
