@@ -442,6 +442,14 @@ describe.skipIf(!soak)('three replicas on one PostgreSQL under failures', () => 
       120_000,
     ).catch(async (error: unknown) => {
       const missing = (await views()).flatMap((view) => view.want.filter((item) => !view.got.includes(item)));
+      // What the journal knows of each missing message (state, owner, attempts, error), so a
+      // failed run says whether a message was never journaled, stuck, or finished unanswered.
+      for (const item of missing.slice(0, 5)) {
+        const rows = await sql(
+          `SELECT account_id, message_id, state, owner_id, attempts, error, session_key, received_at, updated_at FROM inbound_journal WHERE payload LIKE '%hello ${item}%'`,
+        ).catch((failure: unknown) => [String(failure)]);
+        console.log(`missing ${item}: journal ${rows.length === 0 ? 'has no record' : rows.join(' | ')}`);
+      }
       throw new Error(`${String(error)}; missing ${missing.length}: ${missing.slice(0, 20).join(', ')}`);
     });
     const socketStates = await Promise.all(

@@ -40,6 +40,13 @@ export interface PostgresSessionStoreOptions {
    * time. Default 10 000 ms.
    */
   readonly livenessTimeoutMs?: number;
+  /**
+   * The liveness timeout from opening until `started()` is called: a gateway's start-up (its
+   * channels, plugins and their SDKs) can keep the event loop busy for longer than
+   * `livenessTimeoutMs` on a loaded host, and must not lose its lock for that. A replica has
+   * no work for others to take over before it has started. Default `livenessTimeoutMs`.
+   */
+  readonly startupLivenessTimeoutMs?: number;
   /** Called with errors of idle pooled connections (the next operation reports them too). */
   readonly onConnectionError?: (error: Error) => void;
   /** The clock used for every timestamp. Default `Date.now`. */
@@ -60,6 +67,8 @@ export interface PostgresSessionStore
   readonly instanceId: number;
   /** Every registered instance (gateway replica) with whether it is alive, for `status`. */
   listInstances(): Promise<StoreInstance[]>;
+  /** Start-up is over: `livenessTimeoutMs` applies from now on (see `startupLivenessTimeoutMs`). */
+  started(): Promise<void>;
 }
 
 function parseUrl(url: unknown): string {
@@ -99,6 +108,8 @@ export async function createPostgresSessionStore(
   const createId = options.createId ?? randomUUID;
   const ownerId = createId();
   const livenessTimeoutMs = options.livenessTimeoutMs ?? 10_000;
+  /** The timeout in force: the start-up one until `started()`. */
+  let currentTimeoutMs = Math.max(livenessTimeoutMs, options.startupLivenessTimeoutMs ?? livenessTimeoutMs);
   const pg = (await import('pg')).default;
   const types: CustomTypesConfig = {
     getTypeParser: ((oid: number, format?: string) =>
@@ -144,7 +155,7 @@ export async function createPostgresSessionStore(
       client.release();
     }
     await lockClient.connect();
-    instanceId = await registerInstance(lockClient, ownerId, now(), livenessTimeoutMs);
+    instanceId = await registerInstance(lockClient, ownerId, now(), currentTimeoutMs);
   } catch (error) {
     await lockClient.end().catch(() => undefined);
     await pool.end().catch(() => undefined);
@@ -178,7 +189,7 @@ export async function createPostgresSessionStore(
   ping.unref();
   let confirming: Promise<void> | undefined;
   function confirmLock(silentMs: number): Promise<void> {
-    const silence = `its connection did not answer for ${Math.round(silentMs)} ms, more than the liveness timeout of ${livenessTimeoutMs} ms (was the process paused?)`;
+    const silence = `its connection did not answer for ${Math.round(silentMs)} ms, more than the liveness timeout of ${currentTimeoutMs} ms (was the process paused?)`;
     let timer: NodeJS.Timeout | undefined;
     const answered = lockClient.query('SELECT 1').then(
       () => {
@@ -190,9 +201,9 @@ export async function createPostgresSessionStore(
     );
     const timedOut = new Promise<void>((resolve) => {
       timer = setTimeout(() => {
-        lost ??= `${silence}, nor to a check within another ${livenessTimeoutMs} ms`;
+        lost ??= `${silence}, nor to a check within another ${currentTimeoutMs} ms`;
         resolve();
-      }, livenessTimeoutMs);
+      }, currentTimeoutMs);
     });
     return Promise.race([answered, timedOut]).finally(() => clearTimeout(timer));
   }
@@ -217,7 +228,7 @@ export async function createPostgresSessionStore(
     },
     confirmAlive() {
       const silentMs = performance.now() - lastAnswer;
-      if (silentMs <= livenessTimeoutMs || lost !== undefined) return undefined;
+      if (silentMs <= currentTimeoutMs || lost !== undefined) return undefined;
       confirming ??= confirmLock(silentMs).finally(() => {
         confirming = undefined;
       });
@@ -272,6 +283,19 @@ export async function createPostgresSessionStore(
         startedAt: row.started_at,
         alive: row.alive,
       }));
+    },
+
+    async started() {
+      if (currentTimeoutMs === livenessTimeoutMs) return;
+      const unusable = status.unusable('started');
+      if (unusable !== undefined) throw unusable;
+      await lockClient
+        .query(`SET idle_session_timeout = ${Math.max(1000, Math.floor(livenessTimeoutMs))}`)
+        .catch((error: Error) => {
+          throw status.lose(error.message);
+        });
+      lastAnswer = performance.now();
+      currentTimeoutMs = livenessTimeoutMs;
     },
 
     async close() {

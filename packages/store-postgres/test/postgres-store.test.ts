@@ -116,6 +116,37 @@ describe('PostgreSQL store', () => {
     }
   });
 
+  it('keeps its lock through a start-up that starves the event loop, and is held to the short timeout once started', async () => {
+    const url = await freshDatabase(cluster());
+    const store = await createPostgresSessionStore({
+      url,
+      livenessTimeoutMs: 1000,
+      startupLivenessTimeoutMs: 30_000,
+    });
+    /** Keeps the event loop busy, as loading a gateway's plugins does on a loaded host. */
+    const starve = (ms: number): void => {
+      const until = performance.now() + ms;
+      while (performance.now() < until) {
+        // busy
+      }
+    };
+    try {
+      starve(2500);
+      // Silent for longer than livenessTimeoutMs: one round trip shows the lock is still held.
+      await store.putState('ns', 'k', 1);
+      await store.started();
+      starve(2500);
+      const error = await store.putState('ns', 'k', 2).then(
+        () => undefined,
+        (failure: Error & { code?: string }) => failure,
+      );
+      expect(error?.code).toBe('SESSIONS_LOCK_LOST');
+      expect(error?.message).toContain('did not answer');
+    } finally {
+      await store.close();
+    }
+  });
+
   it('refuses to close a journal record once the database no longer lists its instance as alive, before it noticed itself', async () => {
     // The soak of decision 0021 lost messages this way: a replica cut off from PostgreSQL
     // reconnected its pool and marked records `replied` whose replies its fenced sends never

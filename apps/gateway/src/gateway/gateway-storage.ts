@@ -31,6 +31,8 @@ export interface ReplicaServices {
   readonly channelLeases: ChannelLeaseKeeper;
   readonly relay: RunRelay;
   readonly coordinator: SessionCoordinator;
+  /** Start-up is over: the store's instance lock goes from its start-up timeout to `livenessTimeoutMs`. */
+  started(): Promise<void>;
 }
 
 export interface GatewayStorage {
@@ -81,5 +83,6 @@ async function replicaServices(shared: PostgresSessionStore, logger: Logger): Pr
     }),
     relay,
     coordinator,
+    started: () => shared.started(),
   };
 }

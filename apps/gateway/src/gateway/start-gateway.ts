@@ -244,6 +244,8 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
       signal: gatewaySignal.signal,
     });
   }
+  // Start-up is over: from now on a replica silent for `livenessTimeoutMs` is gone.
+  await replicas?.started();
   const displayHost = host.includes(':') ? `[${host}]` : host;
   logger.info(`gateway listening on ws://${displayHost}:${address.port}`, {
     stateDirectory,

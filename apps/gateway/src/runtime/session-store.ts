@@ -23,6 +23,9 @@ export interface OpenedSessionStore {
   readonly shared?: PostgresSessionStore;
 }
 
+/** The instance lock's timeout while a replica starts (see `startupLivenessTimeoutMs`). */
+const startupLivenessTimeoutMs = 60_000;
+
 export async function openSessionStore(options: OpenSessionStoreOptions): Promise<OpenedSessionStore> {
   const { storage, logger } = options;
   if (storage.kind === 'postgres') {
@@ -31,6 +34,9 @@ export async function openSessionStore(options: OpenSessionStoreOptions): Promis
       url: storage.url,
       poolSize: storage.poolSize,
       livenessTimeoutMs: storage.livenessTimeoutMs,
+      // Loading the channels and plugins can keep a loaded host busy for seconds: the lock is
+      // not lost for that (the short timeout applies once the gateway has started).
+      startupLivenessTimeoutMs: startupLivenessTimeoutMs,
       now: options.now,
       onConnectionError: (error) => logger.warn(`storage: a PostgreSQL connection failed: ${error.message}`),
     });
