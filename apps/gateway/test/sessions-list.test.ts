@@ -57,7 +57,9 @@ describe('sessions.list paging', () => {
     const byOffset: string[] = [];
     let offset: number | null = 0;
     while (offset !== null) {
-      const page = payloadOf<ListPayload>(await client.request('sessions.list', { limit: 8, offset }));
+      const page: ListPayload = payloadOf<ListPayload>(
+        await client.request('sessions.list', { limit: 8, offset }),
+      );
       expect(page.totalCount).toBe(total);
       byOffset.push(...page.sessions.map((session) => session.key));
       expect(page.hasMore).toBe(page.nextOffset !== null);
