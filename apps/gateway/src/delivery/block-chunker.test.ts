@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type BlockChunkerOptions, createBlockChunker } from './block-chunker.ts';
 import { chunkText } from './chunk-text.ts';
@@ -353,5 +354,68 @@ describe('randomized streams (seeded)', () => {
       }
       expect(squash(pieces.join('\n')), context).toBe(squash(text));
     }
+  });
+});
+
+/** Markdown with the constructs that decide where a fence is: fences, list items, quotes, HTML. */
+const markdownLine: fc.Arbitrary<string> = fc.oneof(
+  { weight: 5, arbitrary: fc.constantFrom('plain words here.', 'more text, then', 'end!', '', '', 'x') },
+  {
+    weight: 4,
+    arbitrary: fc
+      .tuple(
+        fc.constantFrom('', '', ' ', '  ', '    '),
+        fc.constantFrom('```', '~~~', '````'),
+        fc.constantFrom('', 'js', ' x'),
+      )
+      .map(([indent, marker, info]) => indent + marker + info),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      '- item',
+      '1. item',
+      '> quote',
+      '  code()',
+      '<div>',
+      '<think>a</think>',
+      'lazy',
+    ),
+  },
+  { weight: 1, arbitrary: fc.string({ maxLength: 60 }) },
+);
+
+const streamedMarkdown = fc.record({
+  text: fc.array(markdownLine, { minLength: 1, maxLength: 80 }).map((lines) => lines.join('\n')),
+  deltaSizes: fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 8 }),
+  minChars: fc.integer({ min: 1, max: 120 }),
+  extra: fc.integer({ min: 0, max: 200 }),
+  breakPreference: fc.constantFrom('paragraph', 'newline', 'sentence'),
+  flushOnParagraph: fc.boolean(),
+});
+
+describe('the block chunker’s fence tracker', () => {
+  it('cuts exactly as a full fence parse on every drain would', () => {
+    fc.assert(
+      fc.property(
+        streamedMarkdown,
+        ({ text, deltaSizes, minChars, extra, breakPreference, flushOnParagraph }) => {
+          const options = { minChars, maxChars: minChars + extra + 20, breakPreference, flushOnParagraph };
+          const tracked = createBlockChunker(options);
+          const parsed = createBlockChunker({ ...options, parseFences: parseFenceSpans });
+          let offset = 0;
+          for (let step = 0; offset < text.length; step++) {
+            const delta = text.slice(offset, offset + (deltaSizes[step % deltaSizes.length] ?? 1));
+            offset += delta.length;
+            tracked.append(delta);
+            parsed.append(delta);
+            expect(tracked.drain()).toEqual(parsed.drain());
+            expect(tracked.bufferedText).toBe(parsed.bufferedText);
+          }
+          expect(tracked.drain({ force: true })).toEqual(parsed.drain({ force: true }));
+        },
+      ),
+      { numRuns: Number(process.env.PROPERTY_RUNS ?? 200) },
+    );
   });
 });

@@ -5,7 +5,7 @@
  */
 
 import { assertInteger, assertOneOf, DeliveryError } from './errors.ts';
-import { type FenceSpan, isBlank, parseFenceSpans } from './fences.ts';
+import { createFenceSpanTracker, type FenceSpan, isBlank } from './fences.ts';
 import {
   type BreakPreference,
   findFirstParagraphBreak,
@@ -33,7 +33,10 @@ export interface BlockChunkerOptions {
   readonly breakPreference?: BreakPreference;
   /** Emit each paragraph as soon as it is complete and at least `minChars` long (chunkMode `newline`). */
   readonly flushOnParagraph?: boolean;
-  /** The fence parser; replaceable to instrument it (tests count calls). Default `parseFenceSpans`. */
+  /**
+   * The fence finder; replaceable to instrument it (tests count calls). Default: a tracker that
+   * reads only the lines appended since the last drain (`createFenceSpanTracker`).
+   */
   readonly parseFences?: (text: string) => FenceSpan[];
 }
 
@@ -70,7 +73,7 @@ export function createBlockChunker(options: BlockChunkerOptions): BlockChunker {
     'sentence',
   ] as const);
   const flushOnParagraph = options.flushOnParagraph === true;
-  const parseFences = options.parseFences ?? parseFenceSpans;
+  const parseFences = options.parseFences ?? createFenceSpanTracker();
   const limits: PieceLimits = { maxChars };
   let buffer = '';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fenceAt, isSafeBreak, parseFenceSpans } from './fences.ts';
+import { createFenceSpanTracker, fenceAt, isSafeBreak, parseFenceSpans } from './fences.ts';
 
 describe('parseFenceSpans', () => {
   it('finds backtick and tilde fences with their opening line, indent and marker', () => {
@@ -56,5 +56,19 @@ describe('parseFenceSpans', () => {
     expect(isSafeBreak(spans, fence.end - 1)).toBe(false);
     expect(isSafeBreak(spans, fence.end)).toBe(true);
     expect(fenceAt(spans, fence.start + 4)).toBe(fence);
+  });
+});
+
+describe('createFenceSpanTracker', () => {
+  it('returns what parseFenceSpans returns for a growing buffer, and for a buffer cut from the front', () => {
+    const text = 'Intro\n\n```ts\nconst a = 1;\n``\n```\n\nafter\n~~~\nunclosed';
+    const spansOf = createFenceSpanTracker();
+    for (let end = 0; end <= text.length; end++) {
+      expect(spansOf(text.slice(0, end)), `prefix of ${end}`).toEqual(parseFenceSpans(text.slice(0, end)));
+    }
+    expect(spansOf(text)).toHaveLength(2);
+    const rest = text.slice(text.indexOf('after'));
+    expect(spansOf(rest)).toEqual(parseFenceSpans(rest));
+    expect(spansOf(rest)[0]?.closeStart).toBe(-1);
   });
 });

@@ -6,12 +6,13 @@
  * block starts and ends: an info string with a backtick does not open a fence, a fence in a
  * list item ends with its item, a fence that is never closed runs to the end of the text.
  */
-import type { CodeFence } from '@switchboard/markdown';
+import type { CodeFence, CodeFenceTracker } from '@switchboard/markdown';
 
 /** One fenced code block inside a text, in character offsets of that text. */
 export type FenceSpan = CodeFence;
 
 let findCodeFences: ((text: string) => CodeFence[]) | undefined;
+let createCodeFenceTracker: (() => CodeFenceTracker) | undefined;
 let loading: Promise<void> | undefined;
 
 /**
@@ -23,6 +24,7 @@ let loading: Promise<void> | undefined;
 export function loadFenceParser(): Promise<void> {
   loading ??= import('@switchboard/markdown').then((markdown) => {
     findCodeFences = markdown.findCodeFences;
+    createCodeFenceTracker = markdown.createCodeFenceTracker;
   });
   return loading;
 }
@@ -37,6 +39,26 @@ export function parseFenceSpans(text: string): FenceSpan[] {
     throw new Error('the Markdown fence parser is not loaded: await loadFenceParser() before chunking text');
   }
   return findCodeFences(text);
+}
+
+/**
+ * The fences of a buffer that grows at its end between cuts (the block chunker's): each call
+ * returns `parseFenceSpans(text)`, reading only the lines added since the last call when `text`
+ * extends the text of that call (see @switchboard/markdown's `createCodeFenceTracker`).
+ */
+export function createFenceSpanTracker(): (text: string) => FenceSpan[] {
+  let tracker: CodeFenceTracker | undefined;
+  return (text) => {
+    if (tracker === undefined) {
+      if (createCodeFenceTracker === undefined) {
+        throw new Error(
+          'the Markdown fence parser is not loaded: await loadFenceParser() before chunking text',
+        );
+      }
+      tracker = createCodeFenceTracker();
+    }
+    return tracker.fences(text);
+  };
 }
 
 /**
