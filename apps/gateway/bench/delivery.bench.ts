@@ -1,7 +1,8 @@
 /**
  * Delivery hot path: a 4,000-character reply streamed in 20-character deltas through the tag
  * stripper, the NO_REPLY gate, the block chunker, the coalescer and the serial pipeline, with
- * a no-op send. Prints medians (and p99) per reply.
+ * a no-op send. Prints medians (and p99) per reply. The last two cases stream a reply whose code
+ * blocks sit inside numbered list items, which the fence finder's line scan leaves to mdast.
  *
  *   pnpm exec node --conditions=@switchboard/source apps/gateway/bench/delivery.bench.ts
  */
@@ -36,9 +37,28 @@ function buildReply(): string {
   return paragraphs.join('\n\n').slice(0, 4000);
 }
 
+/** Numbered steps with a code block inside each item: the fence finder must parse this one. */
+function buildListReply(): string {
+  const items: string[] = [];
+  let index = 1;
+  while (items.join('\n\n').length < 4000) {
+    items.push(
+      `${index}. Roll out \`api-${index}\` and wait for it:\n\n   \`\`\`bash\n${Array.from({ length: 4 }, (_, line) => `   kubectl rollout status deploy/api-${index}-${line} --timeout=60s`).join('\n')}\n   \`\`\``,
+    );
+    index++;
+  }
+  return items.join('\n\n').slice(0, 4000);
+}
+
 const reply = buildReply();
-const deltas: string[] = [];
-for (let offset = 0; offset < reply.length; offset += 20) deltas.push(reply.slice(offset, offset + 20));
+const listReply = buildListReply();
+function toDeltas(text: string): string[] {
+  const pieces: string[] = [];
+  for (let offset = 0; offset < text.length; offset += 20) pieces.push(text.slice(offset, offset + 20));
+  return pieces;
+}
+const deltas = toDeltas(reply);
+const listDeltas = toDeltas(listReply);
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -54,8 +74,9 @@ async function measure(
   label: string,
   iterations: number,
   run: () => Promise<unknown> | unknown,
+  warmups = 1000,
 ): Promise<number[]> {
-  for (let warm = 0; warm < 1000; warm++) await run();
+  for (let warm = 0; warm < warmups; warm++) await run();
   const samples: number[] = [];
   for (let iteration = 0; iteration < iterations; iteration++) {
     const start = performance.now();
@@ -128,6 +149,29 @@ await measure('block chunker alone (800/1200, unforced drain per delta)', 2000, 
 await measure('chunkText of the whole reply at 2000', 2000, () => {
   sink += chunkText(reply, { limit: 2000 }).length;
 });
+
+await measure(
+  'block chunker alone, code inside list items',
+  300,
+  () => {
+    const chunker = createBlockChunker({ minChars: 800, maxChars: 1200 });
+    for (const delta of listDeltas) {
+      chunker.append(delta);
+      sink += chunker.drain().length;
+    }
+    sink += chunker.drain({ force: true }).length;
+  },
+  50,
+);
+
+await measure(
+  'chunkText, code inside list items, at 2000',
+  300,
+  () => {
+    sink += chunkText(listReply, { limit: 2000 }).length;
+  },
+  50,
+);
 
 const perDelta = (median(streamed) * 1000) / deltas.length;
 console.log(`per delta (full text_end stream): ${perDelta.toFixed(2)} µs; sink ${sink > 0 ? 'ok' : 'empty'}`);
