@@ -49,6 +49,8 @@ const healthy = new Set<number>();
 /** Protocol requests in flight per replica. */
 const inflight = [0, 0, 0];
 const directories: string[] = [];
+/** While true, a replica that exits on its own is restarted (see the test); afterAll ends it. */
+let supervising = false;
 
 /** The text of the user messages after the last assistant message of a model request. */
 function newUserText(messages: readonly { role: string; content: unknown }[]): string {
@@ -209,6 +211,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
+  supervising = false;
   for (const [index, gateway] of gateways.entries()) {
     gateway?.signal('SIGCONT');
     if (process.env.SHOW_REPLICA_LOGS !== undefined)
@@ -294,26 +297,50 @@ describe.skipIf(!soak)('three replicas on one PostgreSQL under failures', () => 
     }
 
     /** A supervisor restarting a replica; its new owner id replaces the old one. */
+    /** Restarts in flight, so the chaos and the supervisor never restart one replica twice at once. */
+    const restarting = new Map<number, Promise<void>>();
     async function restart(index: number): Promise<void> {
-      healthy.delete(index);
-      await gateways[index]!.restart();
-      owners[index] = await ownerOf(index);
-      healthy.add(index);
+      const running = restarting.get(index);
+      if (running !== undefined) return running;
+      const restarted = (async () => {
+        healthy.delete(index);
+        await gateways[index]!.restart();
+        owners[index] = await ownerOf(index);
+        healthy.add(index);
+      })().finally(() => restarting.delete(index));
+      restarting.set(index, restarted);
+      return restarted;
     }
+    // The supervisor (systemd's Restart=always): a replica that exits on its own — one that
+    // lost its instance lock stops, exit code 1 — is started again. Replicas the chaos below
+    // is acting on are left to it.
+    supervising = true;
+    const chaosOwned = new Set<number>();
+    const supervisorRestarts: string[] = [];
+    const supervisors = [0, 1, 2].map(async (index) => {
+      while (supervising) {
+        const exited = await gateways[index]!.waitForExit(500);
+        if (exited === 'running' || !supervising || restarting.has(index) || chaosOwned.has(index)) continue;
+        supervisorRestarts.push(`replica ${index} exited (${exited}) and was restarted`);
+        await restart(index).catch(() => undefined);
+      }
+    });
 
     const chaos = (async () => {
       // 1. SIGKILL the replica polling the Telegram account, a quarter into the traffic.
       await waitFor('a quarter of the traffic', async () => (sent >= total / 4 ? true : undefined), 120_000);
       const killedAt = Date.now();
+      chaosOwned.add(firstHolder);
       healthy.delete(firstHolder);
       await gateways[firstHolder]!.kill('SIGKILL');
       const killTakeover = await takeover(firstHolder, killedAt, 'SIGKILL');
-      const restarts = [restart(firstHolder)];
+      const restarts = [restart(firstHolder).finally(() => chaosOwned.delete(firstHolder))];
 
       // 2. SIGSTOP the new holder past its lease, then SIGCONT: it must find its lease gone.
       await waitFor('half of the traffic', async () => (sent >= total * 0.45 ? true : undefined), 120_000);
       const paused = (await waitFor('a holder', () => pollingHolder(owners)))!;
       // Out of the load balancer first (its health check), its protocol requests drained.
+      chaosOwned.add(paused);
       healthy.delete(paused);
       await waitFor('the paused replica drained', async () => (inflight[paused] === 0 ? true : undefined));
       const pausedAt = Date.now();
@@ -324,17 +351,18 @@ describe.skipIf(!soak)('three replicas on one PostgreSQL under failures', () => 
       } finally {
         gateways[paused]!.signal('SIGCONT');
       }
+      // It stops its account (a fenced write refused), or stops altogether (its lock is gone).
       await waitFor(
         'the resumed replica stopping its account',
         async () =>
-          /channel account stopped: this replica no longer holds its lease/.test(
+          /channel account stopped: this replica no longer holds its lease|lost its instance lock/.test(
             gateways[paused]!.output.join(''),
           )
             ? true
             : undefined,
         30_000,
       );
-      restarts.push(restart(paused));
+      restarts.push(restart(paused).finally(() => chaosOwned.delete(paused)));
 
       // 3. Cut another replica off the database (its backends terminated), a supervisor restarts it.
       await waitFor(
@@ -345,12 +373,13 @@ describe.skipIf(!soak)('three replicas on one PostgreSQL under failures', () => 
       const holderNow = await waitFor('a holder', () => pollingHolder(owners));
       const cut = holderNow;
       const cutAt = Date.now();
+      chaosOwned.add(cut);
       await sql(
         `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'switchboard:${owners[cut]}'`,
       );
       healthy.delete(cut);
       const cutTakeover = await takeover(cut, cutAt, 'network cut');
-      restarts.push(restart(cut));
+      restarts.push(restart(cut).finally(() => chaosOwned.delete(cut)));
       await Promise.all(restarts);
       return { killTakeover, pauseTakeover, cutTakeover };
     })();
@@ -452,6 +481,8 @@ describe.skipIf(!soak)('three replicas on one PostgreSQL under failures', () => 
       }
       throw new Error(`${String(error)}; missing ${missing.length}: ${missing.slice(0, 20).join(', ')}`);
     });
+    supervising = false;
+    await Promise.all(supervisors);
     const socketStates = await Promise.all(
       socketSessions.flatMap((sessionKey) =>
         Array.from({ length: perSession }, (_, index) =>
@@ -501,6 +532,7 @@ describe.skipIf(!soak)('three replicas on one PostgreSQL under failures', () => 
       [
         `soak: ${total} messages over ${pollingUsers.length + webhookUsers.length + socketSessions.length} sessions on 3 replicas in ${Date.now() - started} ms; lost ${lost}, answered twice ${twice}, sessions out of order ${outOfOrder.length}`,
         ...takeovers,
+        ...supervisorRestarts,
       ].join('\n'),
     );
     // Sends claimed again after their replica died or was fenced (the claim may have reached the platform).

@@ -47,6 +47,12 @@ export interface PostgresSessionStoreOptions {
    * no work for others to take over before it has started. Default `livenessTimeoutMs`.
    */
   readonly startupLivenessTimeoutMs?: number;
+  /**
+   * Called once when this store learns that its instance lock is gone (its connection ended,
+   * or the database no longer lists it): every operation fails from then on and other
+   * replicas take its work over, so the owner should stop and start afresh (a new instance).
+   */
+  readonly onLockLost?: (error: SessionsError) => void;
   /** Called with errors of idle pooled connections (the next operation reports them too). */
   readonly onConnectionError?: (error: Error) => void;
   /** The clock used for every timestamp. Default `Date.now`. */
@@ -135,15 +141,28 @@ export async function createPostgresSessionStore(
   const lockClient: Client = new pg.Client(connection);
   let closed = false;
   let lost: string | undefined;
+  const lockLostError = () =>
+    new SessionsError(
+      'SESSIONS_LOCK_LOST',
+      `This gateway lost its instance lock on ${location} (${lost}): other replicas may have taken over its work. Restart the gateway.`,
+      { details: { location, ownerId } },
+    );
+  /** Records why the lock is gone (the first reason wins) and tells the owner once. */
+  function loseLock(reason: string): void {
+    if (lost !== undefined || closed) return;
+    lost = reason;
+    // Before the instance is registered, opening fails with its own error instead.
+    if (instanceId !== undefined) options.onLockLost?.(lockLostError());
+  }
   lockClient.on('error', (error) => {
-    lost ??= error.message;
+    loseLock(error.message);
     options.onConnectionError?.(error);
   });
   lockClient.on('end', () => {
-    if (!closed) lost ??= 'the connection ended';
+    if (!closed) loseLock('the connection ended');
   });
 
-  let instanceId: number;
+  let instanceId: number | undefined;
   try {
     const client = await pool.connect();
     const onError = (error: Error): void => options.onConnectionError?.(error);
@@ -180,7 +199,7 @@ export async function createPostgresSessionStore(
           lastAnswer = performance.now();
         },
         (error: Error) => {
-          lost ??= error.message;
+          loseLock(error.message);
         },
       );
     },
@@ -196,24 +215,18 @@ export async function createPostgresSessionStore(
         lastAnswer = performance.now();
       },
       (error: Error) => {
-        lost ??= `${silence}, and then ${error.message}`;
+        loseLock(`${silence}, and then ${error.message}`);
       },
     );
     const timedOut = new Promise<void>((resolve) => {
       timer = setTimeout(() => {
-        lost ??= `${silence}, nor to a check within another ${currentTimeoutMs} ms`;
+        loseLock(`${silence}, nor to a check within another ${currentTimeoutMs} ms`);
         resolve();
       }, currentTimeoutMs);
     });
     return Promise.race([answered, timedOut]).finally(() => clearTimeout(timer));
   }
 
-  const lockLostError = () =>
-    new SessionsError(
-      'SESSIONS_LOCK_LOST',
-      `This gateway lost its instance lock on ${location} (${lost}): other replicas may have taken over its work. Restart the gateway.`,
-      { details: { location, ownerId } },
-    );
   const status: DatabaseStatus = {
     inflight: new Set(),
     unusable(operation) {
@@ -235,7 +248,7 @@ export async function createPostgresSessionStore(
       return confirming;
     },
     lose(reason) {
-      lost ??= reason;
+      loseLock(reason);
       return lockLostError();
     },
   };

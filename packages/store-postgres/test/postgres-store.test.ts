@@ -84,9 +84,11 @@ describe('PostgreSQL store', () => {
   it('stops working with SESSIONS_LOCK_LOST when its instance lock connection is cut', async () => {
     const url = await freshDatabase(cluster());
     const errors: Error[] = [];
+    const lockLost: (Error & { code?: string })[] = [];
     const store: PostgresSessionStore = await createPostgresSessionStore({
       url,
       onConnectionError: (error) => errors.push(error),
+      onLockLost: (error) => lockLost.push(error),
     });
     try {
       await store.putState('ns', 'k', 1);
@@ -111,6 +113,8 @@ describe('PostgreSQL store', () => {
       );
       expect(alive?.alive).toBe(false);
       expect(errors.length).toBeGreaterThan(0);
+      // Told once, so the gateway can stop and start afresh.
+      expect(lockLost.map((error) => error.code)).toEqual(['SESSIONS_LOCK_LOST']);
     } finally {
       await store.close();
     }

@@ -52,6 +52,29 @@ describe('gateway run in the foreground', () => {
     expect(run.lines).toEqual(['received SIGTERM, shutting down (send it again to stop at once)']);
   });
 
+  it('closes the gateway once when it cannot go on (a replica that lost its lock), and says why', async () => {
+    let fail: (error: Error) => void = () => undefined;
+    const unrecoverable = new Promise<Error>((resolve) => {
+      fail = resolve;
+    });
+    const run = harness({ unrecoverable });
+    fail(new Error('This gateway lost its instance lock on postgres://db/sb (the connection ended)'));
+    await expect(run.outcome).resolves.toEqual({
+      cause: {
+        type: 'unrecoverable',
+        reason: 'This gateway lost its instance lock on postgres://db/sb (the connection ended)',
+      },
+      clean: true,
+    });
+    expect(run.closed).toHaveLength(1);
+    expect(run.lines).toEqual([
+      'This gateway lost its instance lock on postgres://db/sb (the connection ended); shutting down so that a supervisor starts it afresh',
+    ]);
+    // A signal afterwards is a repeat of a stop already under way, not a second close.
+    run.send('SIGTERM');
+    expect(run.closed).toHaveLength(1);
+  });
+
   it('a copy of the signal within a second (Ctrl-C forwarded by pnpm) is the same request', async () => {
     const run = harness();
     run.send('SIGINT');

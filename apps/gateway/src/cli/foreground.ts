@@ -9,6 +9,11 @@ type ShutdownSignal = 'SIGTERM' | 'SIGINT';
 export type StopCause =
   | { readonly type: 'signal'; readonly signal: ShutdownSignal }
   | {
+      /** The gateway cannot go on (a replica that lost its instance lock): `reason` says why. */
+      readonly type: 'unrecoverable';
+      readonly reason: string;
+    }
+  | {
       readonly type: 'parent_exited';
       /** The process that started the gateway, now gone. */
       readonly parentProcessId: number;
@@ -47,6 +52,8 @@ export interface ForegroundOptions {
   readonly repeatWindowMs?: number;
   /** The current parent process id (`() => process.ppid`); leave out to not watch the parent. */
   readonly parentProcessId?: () => number;
+  /** Resolves when the gateway cannot go on (see `GatewayHandle.unrecoverable`): it is closed. */
+  readonly unrecoverable?: Promise<Error>;
   /** Runs `check` periodically until the returned function is called (default: every second, unref'd). */
   readonly every?: (check: () => void) => () => void;
 }
@@ -104,6 +111,12 @@ export function runInForeground(options: ForegroundOptions): Promise<StopOutcome
         reload();
       });
     }
+
+    void options.unrecoverable?.then((error) => {
+      if (stoppingSince !== undefined) return;
+      options.report(`${error.message}; shutting down so that a supervisor starts it afresh`);
+      stop({ type: 'unrecoverable', reason: error.message });
+    });
 
     const parentProcessId = options.parentProcessId;
     if (parentProcessId !== undefined) {

@@ -4,7 +4,10 @@ import { gatewayVersion } from '../version.ts';
 import type { CommandValues } from './arguments.ts';
 import { type CliIo, exitCodes } from './io.ts';
 
-/** Runs the gateway; 0 after a graceful shutdown, 1 when it did not close cleanly, 2 for a bad --port. */
+/**
+ * Runs the gateway; 0 after a graceful shutdown, 1 when it did not close cleanly or stopped
+ * because it could not go on (a replica that lost its instance lock), 2 for a bad --port.
+ */
 export async function gatewayRunCommand(
   _words: readonly string[],
   values: CommandValues,
@@ -39,8 +42,10 @@ export async function gatewayRunCommand(
     // The outcome is logged by the gateway (applied, needs a restart, or rejected with its errors).
     reload: () => void handle.reloadConfig('signal').catch(() => undefined),
     now: Date.now,
+    unrecoverable: handle.unrecoverable,
     ...(watchesParent(io.environment) ? { parentProcessId: () => process.ppid } : {}),
   });
   // 0 after a graceful shutdown, whatever asked for it (docs/decisions/0009-start-path-and-signals.md).
-  return outcome.clean ? exitCodes.ok : exitCodes.failed;
+  // 1 after an unrecoverable stop, so `Restart=on-failure` starts a fresh replica too.
+  return outcome.clean && outcome.cause.type !== 'unrecoverable' ? exitCodes.ok : exitCodes.failed;
 }

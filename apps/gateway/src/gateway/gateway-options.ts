@@ -46,6 +46,12 @@ export interface GatewayHandle {
   currentConfig(): GatewayConfig;
   /** Reads the config file again and applies what can apply without a restart (decision 0011). */
   reloadConfig(trigger?: ReloadTrigger): Promise<ConfigReloadReport>;
+  /**
+   * Resolves with the reason when the gateway cannot go on and must be started afresh (a
+   * replica whose PostgreSQL instance lock is gone); `gateway run` then closes it and exits 1
+   * so its supervisor restarts it. Never resolves on a healthy gateway.
+   */
+  readonly unrecoverable: Promise<Error>;
   /** Ends the gateway: stops admitting, lets running turns finish (up to `graceMs`), then closes everything. */
   close(reason?: string, graceMs?: number): Promise<void>;
 }

@@ -43,16 +43,30 @@ export interface GatewayStorage {
   /** What the last process left unanswered (resumed once the gateway is up). */
   readonly leftUnanswered: InboundRecord[];
   readonly replicas: ReplicaServices | undefined;
+  /**
+   * Resolves with the reason when this replica cannot go on: its PostgreSQL instance lock is
+   * gone, so every store operation fails and the other replicas have taken its work over. The
+   * gateway then stops, for its supervisor to start a fresh replica. Never resolves on SQLite.
+   */
+  readonly unrecoverable: Promise<Error>;
 }
 
 export async function openGatewayStorage(options: GatewayStorageOptions): Promise<GatewayStorage> {
   const { logger } = options;
+  let lockLost: (error: Error) => void = () => undefined;
+  const unrecoverable = new Promise<Error>((resolve) => {
+    lockLost = resolve;
+  });
   const opened = await openSessionStore({
     storage: options.config.storage,
     stateDirectory: options.stateDirectory,
     durability: options.durability,
     now: options.now,
     logger,
+    onLockLost: (error) => {
+      logger.error(`storage: ${error.message}`);
+      lockLost(error);
+    },
   });
   const replicas = opened.shared === undefined ? undefined : await replicaServices(opened.shared, logger);
   // One consumer per polling channel account: its journal writes and sends carry the lease's token.
@@ -60,7 +74,7 @@ export async function openGatewayStorage(options: GatewayStorageOptions): Promis
   const local = createInboundJournal({ store, logger });
   const journal = replicas?.coordinator.journal(local) ?? local;
   const leftUnanswered = await journal.unfinished();
-  return { store, durability: opened.durability, journal, leftUnanswered, replicas };
+  return { store, durability: opened.durability, journal, leftUnanswered, replicas, unrecoverable };
 }
 
 async function replicaServices(shared: PostgresSessionStore, logger: Logger): Promise<ReplicaServices> {

@@ -293,6 +293,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     dispatcher,
     currentConfig: () => live.current(),
     reloadConfig: (trigger = 'request') => reloadConfig(trigger),
+    unrecoverable: storage.unrecoverable,
     close,
   };
 }

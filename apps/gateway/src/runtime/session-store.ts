@@ -13,6 +13,11 @@ export interface OpenSessionStoreOptions {
   readonly durability: Durability;
   readonly now?: () => number;
   readonly logger: Logger;
+  /**
+   * PostgreSQL: the store lost its instance lock (other replicas take its work over); called
+   * once. The gateway cannot go on with this store and stops, for its supervisor to restart it.
+   */
+  readonly onLockLost?: (error: Error) => void;
 }
 
 export interface OpenedSessionStore {
@@ -39,6 +44,7 @@ export async function openSessionStore(options: OpenSessionStoreOptions): Promis
       startupLivenessTimeoutMs: startupLivenessTimeoutMs,
       now: options.now,
       onConnectionError: (error) => logger.warn(`storage: a PostgreSQL connection failed: ${error.message}`),
+      onLockLost: options.onLockLost,
     });
     logger.info(
       `storage: PostgreSQL ${store.location} (replica ${store.instanceId}, owner ${store.ownerId})`,
