@@ -3,24 +3,16 @@
 // a budget, and one index per agent in `<state>/memory/<agent>.sqlite`, never in the
 // workspace. Nothing opens at start-up: an agent's index opens (and syncs what changed) on its
 // first memory tool call, then a file watcher keeps it current. The parsers, SQLite and the
-// embeddings SDKs load only then.
+// embeddings SDKs load only then; the package's own code with the first turn.
 import { join } from 'node:path';
 import type { Logger } from '@switchboard/hooks';
-import {
-  createMemoryTools,
-  createOllamaEmbeddings,
-  createOpenAiCompatibleEmbeddings,
-  defaultChunkingSettings,
-  defaultSearchSettings,
-  type EmbeddingsProvider,
-  type MemoryIndex,
-  type MemorySearchResponse,
-  type MemoryStatus,
-  memoryRecallText,
-  openMemoryIndex,
-  renderSessionMemory,
-  type SearchSettings,
-  type SyncReport,
+import type {
+  EmbeddingsProvider,
+  MemoryIndex,
+  MemorySearchResponse,
+  MemoryStatus,
+  SearchSettings,
+  SyncReport,
 } from '@switchboard/memory';
 import type { SessionStore } from '@switchboard/sessions';
 import type { GatewayConfig } from '../config/schema.ts';
@@ -71,22 +63,45 @@ function merge(
   };
 }
 
+// The package's code (the index, its tools, the session memory renderer, its default settings)
+// loads with the first turn, method or command that uses memory, not at start-up (decision
+// 0025). Nothing here imports a value from it statically: the bundle would then load it whole.
+const loadMemoryPackage = () => import('@switchboard/memory');
+let memoryPackage: ReturnType<typeof loadMemoryPackage> | undefined;
+const memoryCode = (): ReturnType<typeof loadMemoryPackage> => {
+  memoryPackage ??= loadMemoryPackage();
+  return memoryPackage;
+};
+type MemoryPackage = Awaited<ReturnType<typeof loadMemoryPackage>>;
+
 /** Resolved once per config object (a reload makes a new one): turns read it on every turn. */
 const resolvedConfigs = new WeakMap<GatewayConfig, ResolvedMemoryConfig>();
+const enabledByConfig = new WeakMap<GatewayConfig, boolean>();
 
-function resolveMemoryConfig(config: GatewayConfig): ResolvedMemoryConfig {
+/** Whether memory is on (`memory.search.enabled`, default true); needs no package code. */
+function memoryEnabled(config: GatewayConfig): boolean {
+  let enabled = enabledByConfig.get(config);
+  if (enabled === undefined) {
+    enabled = merge(config.agents.defaults.memorySearch, config.memory?.search).enabled ?? true;
+    enabledByConfig.set(config, enabled);
+  }
+  return enabled;
+}
+
+function resolveMemoryConfig(config: GatewayConfig, memory: MemoryPackage): ResolvedMemoryConfig {
   let resolved = resolvedConfigs.get(config);
   if (resolved === undefined) {
-    resolved = resolveMemoryConfigOnce(config);
+    resolved = resolveMemoryConfigOnce(config, memory);
     resolvedConfigs.set(config, resolved);
   }
   return resolved;
 }
 
-function resolveMemoryConfigOnce(config: GatewayConfig): ResolvedMemoryConfig {
+function resolveMemoryConfigOnce(config: GatewayConfig, memory: MemoryPackage): ResolvedMemoryConfig {
   const search = merge(config.agents.defaults.memorySearch, config.memory?.search);
   const hybrid = search.query?.hybrid;
-  const defaults = defaultSearchSettings;
+  const defaults = memory.defaultSearchSettings;
+  const defaultChunkingSettings = memory.defaultChunkingSettings;
   return {
     enabled: search.enabled ?? true,
     provider: search.provider ?? 'none',
@@ -125,7 +140,11 @@ function resolveMemoryConfigOnce(config: GatewayConfig): ResolvedMemoryConfig {
 }
 
 /** The embeddings provider the config asks for; undefined (keyword-only) for `none` or a config that cannot work, logged with the reason. */
-function embeddingsFor(resolved: ResolvedMemoryConfig, logger: Logger): EmbeddingsProvider | undefined {
+function embeddingsFor(
+  memory: MemoryPackage,
+  resolved: ResolvedMemoryConfig,
+  logger: Logger,
+): EmbeddingsProvider | undefined {
   const common = {
     headers: resolved.headers,
     dimensions: resolved.dimensions,
@@ -134,7 +153,7 @@ function embeddingsFor(resolved: ResolvedMemoryConfig, logger: Logger): Embeddin
     case 'none':
       return undefined;
     case 'ollama':
-      return createOllamaEmbeddings({
+      return memory.createOllamaEmbeddings({
         model: resolved.model ?? 'nomic-embed-text',
         baseUrl: resolved.baseUrl,
         ...common,
@@ -145,7 +164,7 @@ function embeddingsFor(resolved: ResolvedMemoryConfig, logger: Logger): Embeddin
           'memory: memory.search.provider is "openai" but memory.search.remote.apiKey is not set; OpenAI will refuse the embeddings requests',
           {},
         );
-      return createOpenAiCompatibleEmbeddings({
+      return memory.createOpenAiCompatibleEmbeddings({
         model: resolved.model ?? 'text-embedding-3-small',
         baseUrl: resolved.baseUrl,
         apiKey: resolved.apiKey,
@@ -159,7 +178,7 @@ function embeddingsFor(resolved: ResolvedMemoryConfig, logger: Logger): Embeddin
         );
         return undefined;
       }
-      return createOpenAiCompatibleEmbeddings({
+      return memory.createOpenAiCompatibleEmbeddings({
         model: resolved.model,
         baseUrl: resolved.baseUrl,
         apiKey: resolved.apiKey,
@@ -199,12 +218,14 @@ export const memoryExtension: GatewayExtension = {
     /** By agent id; `key` is the settings the index was opened with (a reload that changes them reopens it). */
     const indexes = new Map<string, { readonly key: string; readonly opening: Promise<MemoryIndex> }>();
 
-    function indexFor(agentId: string, workspaceDir: string): Promise<MemoryIndex> {
+    async function indexFor(agentId: string, workspaceDir: string): Promise<MemoryIndex> {
+      const memory = await memoryCode();
+      // Synchronous from here: the check and the entry below cannot interleave with another call.
       const {
         maxPromptChars: _prompt,
         enabled: _enabled,
         ...resolved
-      } = resolveMemoryConfig(context.config());
+      } = resolveMemoryConfig(context.config(), memory);
       const key = JSON.stringify({ workspaceDir, ...resolved });
       const existing = indexes.get(agentId);
       if (existing?.key === key) return existing.opening;
@@ -213,32 +234,34 @@ export const memoryExtension: GatewayExtension = {
         void existing.opening.then((index) => index.close()).catch(() => undefined);
       }
       const databasePath = join(context.stateDirectory, 'memory', `${encodeURIComponent(agentId)}.sqlite`);
-      const embeddings = embeddingsFor({ ...resolved, enabled: true, maxPromptChars: 0 }, logger);
-      const opening = openMemoryIndex({
-        workspaceDir,
-        databasePath,
-        extraPaths: resolved.extraPaths,
-        chunking: resolved.chunking,
-        search: resolved.search,
-        embeddings,
-        embeddingBatchSize: resolved.batchSize,
-        watch: resolved.watch,
-        watchDebounceMs: resolved.watchDebounceMs,
-        now: context.now,
-        logger,
-      }).then((index) => {
-        const status = index.status();
-        logger.info('memory: index open', {
-          agentId,
+      const embeddings = embeddingsFor(memory, { ...resolved, enabled: true, maxPromptChars: 0 }, logger);
+      const opening = memory
+        .openMemoryIndex({
+          workspaceDir,
           databasePath,
-          files: status.files,
-          chunks: status.chunks,
-          mode: status.mode,
-          // Keeps the spread (decision 0028, rule 1): log fields are merged over the logger's own.
-          ...(status.note === undefined ? {} : { note: status.note }),
+          extraPaths: resolved.extraPaths,
+          chunking: resolved.chunking,
+          search: resolved.search,
+          embeddings,
+          embeddingBatchSize: resolved.batchSize,
+          watch: resolved.watch,
+          watchDebounceMs: resolved.watchDebounceMs,
+          now: context.now,
+          logger,
+        })
+        .then((index) => {
+          const status = index.status();
+          logger.info('memory: index open', {
+            agentId,
+            databasePath,
+            files: status.files,
+            chunks: status.chunks,
+            mode: status.mode,
+            // Keeps the spread (decision 0028, rule 1): log fields are merged over the logger's own.
+            ...(status.note === undefined ? {} : { note: status.note }),
+          });
+          return index;
         });
-        return index;
-      });
       opening.catch((error: unknown) => {
         if (indexes.get(agentId)?.opening === opening) indexes.delete(agentId);
         logger.error('memory: the index could not open; the memory tools fail until it can', {
@@ -253,8 +276,9 @@ export const memoryExtension: GatewayExtension = {
 
     context.tools.register({
       id: 'memory',
-      tools({ config, agentId, workspaceDir }) {
-        if (!resolveMemoryConfig(config).enabled) return [];
+      async tools({ config, agentId, workspaceDir }) {
+        if (!memoryEnabled(config)) return [];
+        const { createMemoryTools } = await memoryCode();
         return createMemoryTools(() => indexFor(agentId, workspaceDir));
       },
     });
@@ -267,8 +291,10 @@ export const memoryExtension: GatewayExtension = {
       id: 'memory-recall',
       order: 700,
       async render({ config, sessionId, workspaceDir, tools, date }) {
-        const resolved = resolveMemoryConfig(config);
-        if (!resolved.enabled) return undefined;
+        if (!memoryEnabled(config)) return undefined;
+        const memory = await memoryCode();
+        const { memoryRecallText, renderSessionMemory } = memory;
+        const resolved = resolveMemoryConfig(config, memory);
         const session =
           resolved.maxPromptChars === 0
             ? undefined
@@ -287,9 +313,9 @@ export const memoryExtension: GatewayExtension = {
         const listed = (context.config().agents.list ?? []).map((agent) => agent.id.toLowerCase());
         return listed.includes('main') ? listed : ['main', ...listed];
       },
-      enabled: () => resolveMemoryConfig(context.config()).enabled,
+      enabled: () => memoryEnabled(context.config()),
       async status(agentId) {
-        if (!resolveMemoryConfig(context.config()).enabled) return undefined;
+        if (!memoryEnabled(context.config())) return undefined;
         return (await indexFor(agentId, context.workspaceFor(agentId))).status();
       },
       async search(agentId, query, options) {

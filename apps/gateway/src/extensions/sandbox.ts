@@ -8,14 +8,7 @@ import { join } from 'node:path';
 import type { AnyAgentTool } from '@switchboard/core-loop';
 import { definePlugin } from '@switchboard/hooks';
 import { buildAgentMainSessionKey } from '@switchboard/routing';
-import {
-  createSandbox,
-  createSandboxTools,
-  isSandboxedSession,
-  resolveSandboxPolicy,
-  type Sandbox,
-  type SandboxPolicy,
-} from '@switchboard/sandbox';
+import type { Sandbox, SandboxPolicy } from '@switchboard/sandbox';
 import { z } from 'zod';
 import type { GatewayConfig } from '../config/schema.ts';
 import { GatewayError } from '../gateway-error.ts';
@@ -23,11 +16,27 @@ import { createHostExecTool } from '../tools/exec.ts';
 import { createExecApprovals, type ExecApprovalDecision } from '../tools/exec-approvals.ts';
 import type { GatewayExtension } from './extension.ts';
 
+// The package's code (policies, the sandbox, its process registry and tools) loads with the
+// first turn or `sandbox.status`, not at start-up (decision 0025). Nothing here imports a value
+// from it statically: the bundle would then load it whole.
+const loadSandboxPackage = () => import('@switchboard/sandbox');
+let sandboxPackage: ReturnType<typeof loadSandboxPackage> | undefined;
+const sandboxCode = (): ReturnType<typeof loadSandboxPackage> => {
+  sandboxPackage ??= loadSandboxPackage();
+  return sandboxPackage;
+};
+
 /** Policies resolved once per config object (a reload makes a new one) and agent. */
 const resolvedPolicies = new WeakMap<GatewayConfig, Map<string, SandboxPolicy>>();
 
+type SandboxPackage = Awaited<ReturnType<typeof loadSandboxPackage>>;
+
 /** The agent's sandbox policy: its own `sandbox` section over `agents.defaults.sandbox`. */
-function sandboxPolicyOf(config: GatewayConfig, agentId: string): SandboxPolicy {
+function sandboxPolicyOf(
+  { resolveSandboxPolicy }: SandboxPackage,
+  config: GatewayConfig,
+  agentId: string,
+): SandboxPolicy {
   let policies = resolvedPolicies.get(config);
   if (policies === undefined) {
     policies = new Map();
@@ -74,8 +83,14 @@ export interface SandboxStatus {
 export const sandboxExtension: GatewayExtension = {
   id: 'sandbox',
   async setup(context) {
-    // Creating the sandbox does no work: bubblewrap is probed on first use.
-    const sandbox: Sandbox = createSandbox({ logger: context.logger, now: context.now });
+    // Created on first use (creating it does no work either: bubblewrap is probed on first use).
+    let sandboxCreated: Promise<Sandbox> | undefined;
+    const sandboxNow = (): Promise<Sandbox> => {
+      sandboxCreated ??= sandboxCode().then(({ createSandbox }) =>
+        createSandbox({ logger: context.logger, now: context.now }),
+      );
+      return sandboxCreated;
+    };
 
     const scratchFolder = (agentId: string): string => {
       const folder = join(context.stateDirectory, 'sandboxes', agentId);
@@ -93,12 +108,14 @@ export const sandboxExtension: GatewayExtension = {
 
     context.tools.register({
       id: 'sandbox',
-      tools({ config, agentId, sessionKey, workspaceDir }) {
-        const policy = sandboxPolicyOf(config, agentId);
+      async tools({ config, agentId, sessionKey, workspaceDir }) {
+        const code = await sandboxCode();
+        const policy = sandboxPolicyOf(code, config, agentId);
         const mainSessionKey = buildAgentMainSessionKey({ agentId, mainKey: config.session.mainKey });
-        if (isSandboxedSession(policy.mode, sessionKey, mainSessionKey)) {
+        if (code.isSandboxedSession(policy.mode, sessionKey, mainSessionKey)) {
+          const sandbox = await sandboxNow();
           reportOnce();
-          return createSandboxTools({
+          return code.createSandboxTools({
             sandbox,
             sessionKey,
             workspaceHostPath: policy.workspaceAccess === 'none' ? scratchFolder(agentId) : workspaceDir,
@@ -123,6 +140,8 @@ export const sandboxExtension: GatewayExtension = {
 
     const status = async (): Promise<SandboxStatus> => {
       const config = context.config();
+      const code = await sandboxCode();
+      const sandbox = await sandboxNow();
       const probe = await sandbox.probe();
       return {
         bubblewrap: probe.usable
@@ -134,7 +153,7 @@ export const sandboxExtension: GatewayExtension = {
             },
         processLimit: sandbox.processLimit(),
         agents: agentIds(config).map((agentId) => {
-          const policy = sandboxPolicyOf(config, agentId);
+          const policy = sandboxPolicyOf(code, config, agentId);
           return {
             agentId,
             mode: policy.mode,
@@ -154,7 +173,9 @@ export const sandboxExtension: GatewayExtension = {
         description: 'bubblewrap exec: background jobs end with their session; sandbox.status for operators',
         setup(api) {
           api.on('session_end', async (event) => {
-            const killed = await sandbox.processes.killSession(event.sessionKey);
+            // No sandbox yet: no background job can run.
+            if (sandboxCreated === undefined) return;
+            const killed = await (await sandboxCreated).processes.killSession(event.sessionKey);
             if (killed > 0)
               context.logger.info('sandbox: killed the background jobs of an ended session', {
                 sessionKey: event.sessionKey,
@@ -199,8 +220,11 @@ export const sandboxExtension: GatewayExtension = {
     context.onStart(async (runtime) => {
       broadcast = (event, payload) => runtime.broadcast(event, payload);
       const config = context.config();
-      const policies = agentIds(config).map((agentId) => sandboxPolicyOf(config, agentId));
-      if (config.tools.exec?.allow?.length && policies.every((policy) => policy.mode === 'all')) {
+      // Without a host allowlist there is nothing to warn about, and no reason to load the package.
+      if (!config.tools.exec?.allow?.length) return;
+      const code = await sandboxCode();
+      const policies = agentIds(config).map((agentId) => sandboxPolicyOf(code, config, agentId));
+      if (policies.every((policy) => policy.mode === 'all')) {
         context.logger.warn(
           'tools.exec.allow is unused: every session runs exec in the sandbox (agents.defaults.sandbox.mode "all"); it applies to unsandboxed sessions only (mode "off", or the main session with "non-main")',
           {},
@@ -242,6 +266,8 @@ export const sandboxExtension: GatewayExtension = {
       }
     }
 
-    context.onStop(() => sandbox.close());
+    context.onStop(async () => {
+      if (sandboxCreated !== undefined) await (await sandboxCreated).close();
+    });
   },
 };

@@ -1,6 +1,6 @@
 // `memory.status`, `memory.search`, `memory.reindex`: each agent's long-term memory index for
 // operators and the CLI (decision 0018). They reach the memory extension through the store.
-import { MemoryError } from '@switchboard/memory';
+import { SwitchboardError } from '@switchboard/hooks';
 import { z } from 'zod';
 import { type MemoryService, memoryServiceOf } from '../extensions/memory.ts';
 import { GatewayError } from '../gateway-error.ts';
@@ -9,7 +9,9 @@ import type { MethodServices } from './context.ts';
 
 /** A memory error in the protocol's words, with its own code kept in the details. */
 function protocolError(error: unknown): unknown {
-  if (!(error instanceof MemoryError)) return error;
+  // By its code, not `instanceof MemoryError`: importing the class would load the memory
+  // package at start, which the gateway defers to first use (decision 0025).
+  if (!SwitchboardError.isInstance(error) || !error.code.startsWith('MEMORY_')) return error;
   const code =
     error.code === 'MEMORY_INVALID_ARGUMENT' ||
     error.code === 'MEMORY_INVALID_SETTINGS' ||
