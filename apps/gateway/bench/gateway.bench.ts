@@ -7,6 +7,9 @@
 //   pnpm exec node --conditions=@switchboard/source apps/gateway/bench/gateway.bench.ts [--source] [--quick] [--bare]
 // --bare turns the agent features off (memory, sandbox, schedules, subagents and session tools):
 // the gateway as it was before them, to measure what they cost a turn that does not use them.
+// --start-only measures only start-up and idle memory, in more rounds; with
+// --against=<another build's dist/main.mjs> (a worktree of the base commit) it starts that build
+// and this one in turns (A, B, A, B…) and prints both medians and their ratios.
 import {
   against,
   benchConfig,
@@ -31,34 +34,101 @@ const bareConfig = {
   cron: { enabled: false },
   tools: { deny: ['group:memory', 'group:sandbox', 'group:cron', 'group:subagents', 'group:sessions'] },
 };
+const startOnly = process.argv.includes('--start-only');
+const baseEntry = process.argv
+  .find((argument) => argument.startsWith('--against='))
+  ?.slice('--against='.length);
 const entry = gatewayEntry(source);
+// The idle heap trim counts start-up as activity and collects at its second quiet check, 5 to
+// 10 s after start (decision 0025): idle memory is read after that.
+const afterStartTrimMs = 11_000;
 
-function startGateway(baseURL: string): Promise<RunningGateway> {
+function startGateway(baseURL: string, from = entry): Promise<RunningGateway> {
   const config = benchConfig(baseURL, bare ? { sandbox: { mode: 'off' } } : {});
-  return startGatewayProcess({ entry, source, config: bare ? { ...config, ...bareConfig } : config });
+  return startGatewayProcess({
+    entry: from,
+    source: source && from === entry,
+    config: bare ? { ...config, ...bareConfig } : config,
+  });
 }
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const model = await startFakeModel();
 console.log(
   `Switchboard gateway bench (${source ? 'sources via type stripping' : 'built bundle'}${bare ? ', agent features off' : ''}), Node ${process.version}, fake model at zero latency in its own process`,
 );
 
-// 1. Cold start to the first hello-ok.
+// 1. Cold start to the first hello-ok, and resident memory once idle.
+interface StartReading {
+  readonly startMs: number;
+  readonly cpuMs: number;
+  readonly rssAfterStartMb: number;
+  readonly rssIdleMb: number;
+}
+
+async function readStart(from: string): Promise<StartReading> {
+  const started = await startGateway(model.baseURL, from);
+  const processId = started.child.pid!;
+  await sleep(1500);
+  const rssAfterStartMb = processStats(processId).rssMb;
+  await sleep(afterStartTrimMs - 1500);
+  const rssIdleMb = processStats(processId).rssMb;
+  await stop(started);
+  return { startMs: started.startMs, cpuMs: started.startCpuMs, rssAfterStartMb, rssIdleMb };
+}
+
+function startSummary(label: string, readings: readonly StartReading[]): string {
+  const of = (pick: (reading: StartReading) => number) => median(readings.map(pick));
+  return `${label}: start to first hello-ok ${of((reading) => reading.startMs).toFixed(0)} ms (runs: ${readings.map((reading) => reading.startMs.toFixed(0)).join(', ')}), gateway CPU ${of((reading) => reading.cpuMs).toFixed(0)} ms; RSS 1.5 s after start ${of((reading) => reading.rssAfterStartMb).toFixed(1)} MB, idle after the start-up trim ${of((reading) => reading.rssIdleMb).toFixed(1)} MB`;
+}
+
+if (startOnly) {
+  const rounds = quick ? 5 : 9;
+  const current: StartReading[] = [];
+  const base: StartReading[] = [];
+  for (let round = 0; round < rounds; round += 1) {
+    if (baseEntry !== undefined) base.push(await readStart(baseEntry));
+    current.push(await readStart(entry));
+  }
+  const startMedian = median(current.map((reading) => reading.startMs));
+  const idleMedian = median(current.map((reading) => reading.rssIdleMb));
+  console.log(
+    `${startSummary('this build', current)} ${against(startMedian, 150, 'ms')} ${against(idleMedian, 64, 'MB (no channels)')}`,
+  );
+  if (baseEntry !== undefined) {
+    console.log(startSummary(`--against ${baseEntry}`, base));
+    const ratio = (pick: (reading: StartReading) => number) =>
+      (median(current.map(pick)) / median(base.map(pick))).toFixed(2);
+    console.log(
+      `this build / --against: start ${ratio((reading) => reading.startMs)}×, CPU ${ratio((reading) => reading.cpuMs)}×, RSS after start ${ratio((reading) => reading.rssAfterStartMb)}×, idle RSS ${ratio((reading) => reading.rssIdleMb)}×`,
+    );
+  }
+  model.child.kill();
+  process.exit(0);
+}
+
 const starts: number[] = [];
-for (let round = 0; round < (quick ? 3 : 7); round += 1) {
+const startCpu: number[] = [];
+for (let round = 0; round < (quick ? 5 : 7); round += 1) {
   const gateway = await startGateway(model.baseURL);
   starts.push(gateway.startMs);
+  startCpu.push(gateway.startCpuMs);
   await stop(gateway);
 }
 console.log(
-  `cold start to first hello-ok: median ${median(starts).toFixed(0)} ms (runs: ${starts.map((value) => value.toFixed(0)).join(', ')}) ${against(median(starts), 150, 'ms')}`,
+  `cold start to first hello-ok: median ${median(starts).toFixed(0)} ms (runs: ${starts.map((value) => value.toFixed(0)).join(', ')}) ${against(median(starts), 150, 'ms')}; gateway CPU ${median(startCpu).toFixed(0)} ms`,
 );
 
 const gateway = await startGateway(model.baseURL);
 const pid = gateway.child.pid!;
-await new Promise((resolve) => setTimeout(resolve, 1500));
+await sleep(1500);
+const afterStart = processStats(pid);
+await sleep(afterStartTrimMs - 1500);
 const idle = processStats(pid);
-console.log(`RSS idle: ${idle.rssMb.toFixed(1)} MB ${against(idle.rssMb, 64, 'MB (no channels)')}`);
+console.log(
+  `RSS 1.5 s after start: ${afterStart.rssMb.toFixed(1)} MB; idle, after the start-up trim: ${idle.rssMb.toFixed(1)} MB ${against(idle.rssMb, 64, 'MB (no channels)')}`,
+);
 if (process.env.BENCH_MEMORY_DETAIL !== undefined) {
   console.log(`  resident by mapping (MB): ${residentByMapping(pid)}`);
 }
