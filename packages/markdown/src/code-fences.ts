@@ -41,8 +41,8 @@ const markerPattern = /^(`{3,}|~{3,})/;
  * left out: reopening it would need the quote's `>` prefix). Indented code is not fenced.
  *
  * Most texts are read by a line scan (`fence-line-scanner.ts`) that returns exactly what the
- * parse would; a text with a construct the scan does not model (a list item or quote near a
- * fence, an HTML block, a carriage return) is parsed with mdast.
+ * parse would; a text with a construct the scan does not model near a fence (a quote, a nested
+ * list, an HTML block, a carriage return) is parsed with mdast.
  */
 export function findCodeFences(text: string): CodeFence[] {
   // A fence needs three backticks or tildes in a row: most chat text has none, and needs no parse.

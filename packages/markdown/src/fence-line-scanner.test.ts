@@ -69,6 +69,30 @@ const fenceLine: fc.Arbitrary<string> = fc.oneof(
       .map(([space, html]) => space + html),
   },
   {
+    // A list item holding a fence, indented to its content column or near it, closed or not.
+    weight: 4,
+    arbitrary: fc
+      .tuple(
+        fc.constantFrom('- ', '* ', '+ ', '1. ', '2) ', '10. ', '-   ', '1.    ', '-', '- # h', '3.  '),
+        fc.constantFrom('step', '', '# title', 'a ``` b', '```', '[a]: /u'),
+        fc.constantFrom('\n', '\n\n', '\nlazy\n', '\n\n\n'),
+        fc.integer({ min: 0, max: 7 }),
+        fc.constantFrom('```', '~~~', '````', '```js'),
+        fc.array(fc.constantFrom('code', '', '  ', '\tx', 'lazy', '    deep', '- x', '```', '~~~'), {
+          maxLength: 4,
+        }),
+        fc.integer({ min: 0, max: 7 }),
+        fc.constantFrom('```', '~~~', '````', '``` x', ''),
+        fc.constantFrom('', '\n', '\n\n', '\nafter', '\n\n2. next', '\n- next', '\n  more', '\n\nafter'),
+      )
+      .map(
+        ([marker, content, between, openIndent, opening, body, closeIndent, closing, after]) =>
+          `${marker}${content}${between}${' '.repeat(openIndent)}${opening}\n${body
+            .map((line) => ' '.repeat(openIndent) + line)
+            .join('\n')}${body.length > 0 ? '\n' : ''}${' '.repeat(closeIndent)}${closing}${after}`,
+      ),
+  },
+  {
     // A container, then a lazy line or a blank line or nothing, then a fence that may be inside it.
     weight: 3,
     arbitrary: fc
@@ -132,6 +156,12 @@ describe('the fence line scan', () => {
     expect(sample.length - scanned.length).toBeGreaterThan(40);
     expect(withFences.length).toBeGreaterThan(80);
     expect(closed.length).toBeGreaterThan(20);
+    // List items holding fences are scanned too, not only given up on.
+    const inItems = scanned.filter(
+      (text) =>
+        /^(\d+[.)]|[-+*]) /m.test(text) && findCodeFences(text).some((fence) => fence.indent.length >= 2),
+    );
+    expect(inItems.length).toBeGreaterThan(10);
   });
 
   it('a tracker fed a growing text returns, at every step, what the parse returns', () => {
@@ -224,6 +254,37 @@ describe('the fence line scan, edge cases', () => {
     expect(scanned('- a\n\nnext\n  ```\nx\n  ```')?.[0]?.start).toBe(10);
     // Without the blank line "next" may continue the item, so an indented fence gives up.
     expect(scanned('- a\nnext\n  ```\nx')).toBeUndefined();
+  });
+
+  it('models fences inside simple list items: numbered steps with code', () => {
+    const text =
+      '1. Install:\n\n   ```bash\n   npm i\n   ```\n\n2. Run:\n   ```\n   npm start\n       ```\n   ```';
+    expect(scanned(text)).toEqual([
+      expect.objectContaining({ start: 13, indent: '   ', closeStart: text.indexOf('   ```\n\n2.') }),
+      expect.objectContaining({
+        openLine: '   ```',
+        closeStart: text.lastIndexOf('   ```'),
+        end: text.length,
+      }),
+    ]);
+    // Still streaming: the fence of the last item is open to the end.
+    expect(scanned('- a\n  ```js\n  x()\n')).toEqual([expect.objectContaining({ start: 4, closeStart: -1 })]);
+    // A lazy line continues the item's paragraph, so the fence after it is still inside the item.
+    expect(scanned('- a\nlazy\n  ```\n  x\n  ```\n')?.[0]?.closeStart).toBe(19);
+  });
+
+  it('gives up where micromark’s list rules get subtle', () => {
+    // An item whose fence its end closes; a list of another kind; a nested list; a tab.
+    expect(scanned('- a\n  ```\n  x\n- b')).toBeUndefined();
+    expect(scanned('1. a\n   ```\n   x\n   ```\n2) b\n   ```\n')).toBeUndefined();
+    expect(scanned('- a\n  - b\n    ```\n')).toBeUndefined();
+    expect(scanned('- a\n \t```\n')).toBeUndefined();
+    // Five spaces after the marker: the content is indented code and the item's column is 2.
+    expect(scanned('-     code\n  ```\n  x\nafter')).toBeUndefined();
+    // After indented code and a blank line, micromark reads "2." as a paragraph, not a list.
+    expect(findCodeFences('    code\n\n2. next\n   ```\n')).toEqual(
+      findCodeFencesByParse('    code\n\n2. next\n   ```\n'),
+    );
   });
 
   it('text inside a fence is code, whatever it looks like', () => {

@@ -1,8 +1,9 @@
 // A line scanner that finds the fenced code blocks of a text the way micromark's block parse
 // does, for the texts it can model: fences at the top level, between paragraphs, headings,
-// rules, definitions and indented code. Anything that could put a fence inside a container
-// or hide it in an HTML block makes it give up ("unsupported"), and the caller parses with
-// mdast instead. It is a left-to-right machine over lines whose state after a line depends
+// rules, definitions and indented code, and fences inside simple list items (numbered steps
+// with code, the usual shape of a model's reply). Anything else that could put a fence inside
+// a container or hide it in an HTML block makes it give up ("unsupported"), and the caller
+// parses with mdast instead. It is a left-to-right machine over lines whose state after a line depends
 // only on the lines before it, so a text that grows at its end (a streamed reply) is scanned
 // once, line by line, and only its last, unfinished line is looked at again.
 //
@@ -15,13 +16,23 @@
 //   the run moves it to column four or more, so such a line is code.
 // - Indentation of four or more columns (indented code, a paragraph's continuation) never
 //   opens a fence; link reference definitions end where a fence interrupts them.
+// - A list item at column zero after a blank line (`-`, `+`, `*`, or one to nine digits and
+//   `.` or `)`, then one to four spaces and content): its content column is the marker's width
+//   plus those spaces. A line indented to that column belongs to the item, and is read like a
+//   top-level line with the column as its margin (fences open and close there). A line left
+//   of the column ends the item, unless it is a lazy continuation of the item's paragraph; a
+//   list item of the same kind at column zero starts the next item. Not after indented code:
+//   micromark then reads the item start as interrupting the code (`2.` stays a paragraph).
+//   Everything subtler gives up (`scanItemLine`): tabs, nested lists and quotes, HTML, lines
+//   that could be rules or setext underlines, a list of another kind, and an item ended while a
+//   fence inside it is open (micromark's end offset of that fence depends on what ended it).
 //
 // What makes it give up (the text is then parsed):
 // - a carriage return (other line endings), a byte order mark at the start;
 // - a line that may start an HTML block (after at most three spaces; see `mayStartHtmlBlock`):
 //   HTML blocks swallow fence lines until their end condition;
-// - a fence that might be inside a container. A line starting like a list item or a block
-//   quote (after any spaces or tabs: `>`, `-`/`+`/`*` then a space, a tab or the line end,
+// - a fence that might be inside a container the scan does not model. A line starting like a
+//   list item (other than the modelled ones above) or a block quote (after any spaces or tabs: `>`, `-`/`+`/`*` then a space, a tab or the line end,
 //   digits then `.` or `)`) begins a *container context*. In it, a run of three backticks or
 //   tildes anywhere but at the very start of a line (an opening line at column zero, which
 //   closes every container: a fence cannot be a lazy continuation) gives up, and so does a
@@ -47,6 +58,18 @@ interface OpenFence {
   readonly length: number;
 }
 
+/** A list item the scan models: at column zero, its content a paragraph, headings and fences. */
+interface ListItem {
+  /** The content column: marker width plus the one to four spaces after it. */
+  readonly contentIndent: number;
+  /** The marker's kind: the bullet character, or the ordered list's delimiter (`.` or `)`). */
+  readonly kind: number;
+  /** The item's last block is a paragraph (a lazy line may continue it). */
+  paragraphOpen: boolean;
+  /** A fence open inside the item. */
+  fence: OpenFence | undefined;
+}
+
 /** Where a scan stands after the lines it has read. */
 export interface FenceScanState {
   /** Offset of the first line not yet read. */
@@ -55,10 +78,17 @@ export interface FenceScanState {
   readonly blocks: FenceBlock[];
   /** The fence open at `position`, if any. */
   open: OpenFence | undefined;
-  /** A list item or quote may still be open (see the module comment). */
+  /** The list item open at `position`, when the scan models it. */
+  item: ListItem | undefined;
+  /** A list item or quote the scan does not model may still be open (see the module comment). */
   containerContext: boolean;
   /** The last line read was blank (spaces and tabs only). */
   previousBlank: boolean;
+  /**
+   * The last non-blank line was indented four columns or more: an indented code block may go
+   * on past blank lines, and micromark then reads a list item start as interrupting it.
+   */
+  lastLineDeep: boolean;
   /** The text has a construct this scanner does not model: parse it instead. */
   unsupported: boolean;
 }
@@ -70,6 +100,9 @@ const exclamation = 33;
 const doubleQuote = 34;
 const singleQuote = 39;
 const plus = 43;
+const hash = 35;
+const equals = 61;
+const underscore = 95;
 const asterisk = 42;
 const rightParenthesis = 41;
 const minus = 45;
@@ -90,8 +123,10 @@ export function createFenceScanState(): FenceScanState {
     position: 0,
     blocks: [],
     open: undefined,
+    item: undefined,
     containerContext: false,
     previousBlank: true,
+    lastLineDeep: false,
     unsupported: false,
   };
 }
@@ -126,7 +161,11 @@ export function scanCompleteLines(text: string, state: FenceScanState, until: nu
  */
 export function finishFenceScan(text: string, state: FenceScanState): FenceBlock[] | undefined {
   if (state.unsupported) return undefined;
-  const last: FenceScanState = { ...state, blocks: state.blocks.slice() };
+  const last: FenceScanState = {
+    ...state,
+    blocks: state.blocks.slice(),
+    item: state.item === undefined ? undefined : { ...state.item },
+  };
   const lastLineStart = text.lastIndexOf('\n') + 1;
   if (lastLineStart > last.position) scanCompleteLines(text, last, lastLineStart);
   if (last.unsupported) return undefined;
@@ -135,7 +174,8 @@ export function finishFenceScan(text: string, state: FenceScanState): FenceBlock
     scanLine(text, last.position, text.length, last, createRunFinder(text));
     if (last.unsupported) return undefined;
   }
-  if (last.open !== undefined) last.blocks.push({ markerStart: last.open.markerStart, end: text.length });
+  const open = last.open ?? last.item?.fence;
+  if (open !== undefined) last.blocks.push({ markerStart: open.markerStart, end: text.length });
   return last.blocks;
 }
 
@@ -196,17 +236,22 @@ function scanLine(text: string, start: number, end: number, state: FenceScanStat
       if (after - index >= open.length && onlySpacesOrTabs(text, after, end)) {
         state.blocks.push({ markerStart: open.markerStart, end });
         state.open = undefined;
+        state.lastLineDeep = false;
       }
     }
     return;
   }
+
+  if (state.item !== undefined && scanItemLine(text, start, end, index, state, state.item)) return;
 
   if (onlySpacesOrTabs(text, index, end)) {
     state.previousBlank = true;
     return;
   }
   const previousBlank = state.previousBlank;
+  const lastLineDeep = state.lastLineDeep;
   state.previousBlank = false;
+  state.lastLineDeep = indent >= 4 || first === tab;
 
   if (indent <= 3 && (first === backtick || first === tilde)) {
     const after = runEnd(text, index, end, first);
@@ -226,6 +271,13 @@ function scanLine(text: string, start: number, end: number, state: FenceScanStat
     state.unsupported = true;
     return;
   }
+  if (indent === 0 && previousBlank && !lastLineDeep && !state.containerContext) {
+    const item = listItemStart(text, start, end);
+    if (item !== undefined) {
+      state.item = item;
+      return;
+    }
+  }
   const hasRun = runs.within(start, end);
   if (isContainerLine(text, index, end)) {
     state.containerContext = true;
@@ -236,6 +288,172 @@ function scanLine(text: string, start: number, end: number, state: FenceScanStat
     if (hasRun) state.unsupported = true;
     else if (indent === 0 && first !== tab && previousBlank) state.containerContext = false;
   }
+}
+
+/**
+ * Reads a line while a modelled list item is open. Returns true when the line belonged to the
+ * item (or the scan gave up); false when the item ended before it, so the line is read at the
+ * top level. What the item does not model makes the scan give up: tabs in the indentation,
+ * nested lists and quotes, HTML, lines that could be rules or setext underlines, a list of
+ * another kind, and an item that ends while a fence inside it is open (micromark's end offset
+ * of such a fence depends on what ended the item).
+ */
+function scanItemLine(
+  text: string,
+  start: number,
+  end: number,
+  index: number,
+  state: FenceScanState,
+  item: ListItem,
+): boolean {
+  const indent = index - start;
+  const first = index < end ? text.charCodeAt(index) : -1;
+  if (onlySpacesOrTabs(text, index, end)) {
+    state.previousBlank = true;
+    item.paragraphOpen = false;
+    return true;
+  }
+  const previousBlank = state.previousBlank;
+  state.previousBlank = false;
+  // A tab in the indentation: its width depends on the column, and inside an item a tab can
+  // land within three columns of the content (a closing line), unlike at the top level.
+  if (first === tab) return giveUp(state);
+  const fence = item.fence;
+  if (indent >= item.contentIndent) {
+    const relative = indent - item.contentIndent;
+    if (fence !== undefined) {
+      if (relative <= 3 && first === fence.character) {
+        const after = runEnd(text, index, end, first);
+        if (after - index >= fence.length && onlySpacesOrTabs(text, after, end)) {
+          state.blocks.push({ markerStart: fence.markerStart, end });
+          item.fence = undefined;
+        }
+      }
+      return true;
+    }
+    if (relative >= 4) return true; // indented code, or the paragraph's continuation
+    const opening = fenceOpening(text, index, end, first);
+    if (opening !== undefined) {
+      item.fence = opening;
+      item.paragraphOpen = false;
+      return true;
+    }
+    return scanItemBlockStart(text, index, end, first, state, item);
+  }
+  if (fence !== undefined) return giveUp(state);
+  if (indent <= 3 && fenceOpening(text, index, end, first) !== undefined) {
+    // A fence is never a lazy line: it ends the item and opens at the top level.
+    state.item = undefined;
+    state.previousBlank = previousBlank;
+    return false;
+  }
+  if (indent === 0) {
+    const sibling = listItemStart(text, start, end);
+    if (sibling !== undefined) {
+      if (sibling.kind !== item.kind) return giveUp(state);
+      state.item = sibling;
+      return true;
+    }
+  }
+  if (first === tab || isContainerLine(text, index, end) || isRuleLike(text, index, end))
+    return giveUp(state);
+  if (first === lessThan && mayStartHtmlBlock(text, index, end)) return giveUp(state);
+  if (item.paragraphOpen && !isAtxHeading(text, index, end)) return true; // a lazy continuation line
+  // Nothing continues the item: the line starts a block at the top level.
+  state.item = undefined;
+  state.previousBlank = previousBlank;
+  return false;
+}
+
+/** A block starting on an item's content line (fences are handled by the caller). */
+function scanItemBlockStart(
+  text: string,
+  index: number,
+  end: number,
+  first: number,
+  state: FenceScanState,
+  item: ListItem,
+): boolean {
+  if (isContainerLine(text, index, end) || isRuleLike(text, index, end)) return giveUp(state);
+  if (first === lessThan && mayStartHtmlBlock(text, index, end)) return giveUp(state);
+  item.paragraphOpen = !isAtxHeading(text, index, end);
+  return true;
+}
+
+function giveUp(state: FenceScanState): true {
+  state.unsupported = true;
+  return true;
+}
+
+/** The fence a line opens at `index` (its first non-space character), if it is an opening line. */
+function fenceOpening(text: string, index: number, end: number, first: number): OpenFence | undefined {
+  if (first !== backtick && first !== tilde) return undefined;
+  const after = runEnd(text, index, end, first);
+  if (after - index < 3 || (first === backtick && hasBacktick(text, after, end))) return undefined;
+  return { markerStart: index, character: first, length: after - index };
+}
+
+/**
+ * The list item a line at column zero starts, when the scan can model it: a bullet (`-`, `+`,
+ * `*`) or one to nine digits and `.` or `)`, then one to four spaces and content that is not
+ * a fence, a nested list or quote, HTML, or a rule. Anything else is left to the generous
+ * container context (or to the parse).
+ */
+function listItemStart(text: string, start: number, end: number): ListItem | undefined {
+  const first = text.charCodeAt(start);
+  let markerEnd = start;
+  if (first === minus || first === plus || first === asterisk) markerEnd = start + 1;
+  else {
+    while (markerEnd < end && markerEnd - start < 10 && isDigit(text.charCodeAt(markerEnd))) markerEnd++;
+    const digits = markerEnd - start;
+    const delimiter = text.charCodeAt(markerEnd);
+    if (digits === 0 || digits > 9 || (delimiter !== period && delimiter !== rightParenthesis))
+      return undefined;
+    markerEnd++;
+  }
+  let content = markerEnd;
+  while (content < end && text.charCodeAt(content) === space) content++;
+  const spaces = content - markerEnd;
+  if (spaces < 1 || spaces > 4 || content >= end) return undefined;
+  const character = text.charCodeAt(content);
+  if (character === tab || isRuleLike(text, start, end) || isContainerLine(text, content, end))
+    return undefined;
+  if (fenceOpening(text, content, end, character) !== undefined) return undefined;
+  if (character === backtick || character === tilde) return undefined;
+  if (character === lessThan) return undefined;
+  return {
+    contentIndent: content - start,
+    kind: first === minus || first === plus || first === asterisk ? first : text.charCodeAt(markerEnd - 1),
+    paragraphOpen: !isAtxHeading(text, content, end),
+    fence: undefined,
+  };
+}
+
+function isDigit(character: number): boolean {
+  return character >= zero && character <= nine;
+}
+
+/**
+ * True for a line that could be a thematic break or a setext underline: only `-`, `*`, `_`,
+ * `=`, spaces and tabs after the indent. Generous: such lines make the item scan give up.
+ */
+function isRuleLike(text: string, from: number, end: number): boolean {
+  let marks = 0;
+  for (let index = from; index < end; index++) {
+    const character = text.charCodeAt(index);
+    if (character === minus || character === asterisk || character === underscore || character === equals)
+      marks++;
+    else if (character !== space && character !== tab) return false;
+  }
+  return marks > 0;
+}
+
+/** An ATX heading: one to six `#`, then a space, a tab or the line end. */
+function isAtxHeading(text: string, from: number, end: number): boolean {
+  let index = from;
+  while (index < end && index - from < 7 && text.charCodeAt(index) === hash) index++;
+  const hashes = index - from;
+  return hashes >= 1 && hashes <= 6 && followedBySpace(text, index, end);
 }
 
 function hasBacktick(text: string, from: number, to: number): boolean {
