@@ -133,15 +133,19 @@ export async function startChildGateway(options: {
       if (running.exitCode !== null || running.signalCode !== null)
         return running.signalCode ?? running.exitCode!;
       let timer: NodeJS.Timeout | undefined;
+      let onExit: ((code: number | null, signal: NodeJS.Signals | null) => void) | undefined;
       const outcome = await Promise.race([
-        new Promise<NodeJS.Signals | number>((resolve) =>
-          running.once('exit', (code, signal) => resolve(signal ?? code ?? 0)),
-        ),
+        new Promise<NodeJS.Signals | number>((resolve) => {
+          onExit = (code, signal) => resolve(signal ?? code ?? 0);
+          running.once('exit', onExit);
+        }),
         new Promise<'running'>((resolve) => {
           timer = setTimeout(() => resolve('running'), timeoutMs);
         }),
       ]);
       clearTimeout(timer);
+      // Polled in a loop (a supervisor): no listener may stay behind per call.
+      if (onExit !== undefined) running.removeListener('exit', onExit);
       if (outcome !== 'running') {
         client?.close();
         client = undefined;

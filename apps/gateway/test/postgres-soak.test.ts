@@ -320,7 +320,12 @@ describe.skipIf(!soak)('three replicas on one PostgreSQL under failures', () => 
     const supervisors = [0, 1, 2].map(async (index) => {
       while (supervising) {
         const exited = await gateways[index]!.waitForExit(500);
-        if (exited === 'running' || !supervising || restarting.has(index) || chaosOwned.has(index)) continue;
+        if (exited === 'running' || !supervising) continue;
+        if (restarting.has(index) || chaosOwned.has(index)) {
+          // An exited process answers at once: wait, or this loop would starve the test.
+          await new Promise((resolve) => setTimeout(resolve, 500));
+          continue;
+        }
         supervisorRestarts.push(`replica ${index} exited (${exited}) and was restarted`);
         await restart(index).catch(() => undefined);
       }
