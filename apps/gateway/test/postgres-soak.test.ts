@@ -265,15 +265,10 @@ async function acknowledgedInSession(sessionKey: string): Promise<string[]> {
   });
 }
 
-// Runs only when SWITCHBOARD_SOAK=1 (`SWITCHBOARD_SOAK=1 pnpm exec vitest run test/postgres-soak.test.ts`).
-// Skipped in the default test run on purpose, with this reason: in about one run in six on
-// the loaded CI machine one message was still unanswered after 120 s (a run of 2026-11-26:
-// "missing 1: s15m2"), and the cause — a lost message after a failover, or one only delayed
-// past the wait — is not found yet. Issue 27 stays open until it is; the other PostgreSQL
-// tests (channel leases, replicas, sessions) run in every test run.
-const soak = process.env.SWITCHBOARD_SOAK === '1';
-
-describe.skipIf(!soak)('three replicas on one PostgreSQL under failures', () => {
+// Runs in every test run. It was on demand for a while (a CI run left one message
+// unanswered); decision 0021, "Explained", has the four causes its runs under load found
+// and fixed. `SHOW_REPLICA_LOGS=<dir>` keeps the replicas' logs of a run.
+describe('three replicas on one PostgreSQL under failures', () => {
   it('loses nothing, answers nothing twice and keeps each session in order through a kill, a pause and a network cut', async () => {
     const started = Date.now();
     const owners: (string | undefined)[] = await Promise.all([0, 1, 2].map((index) => ownerOf(index)));
@@ -448,34 +443,60 @@ describe.skipIf(!soak)('three replicas on one PostgreSQL under failures', () => 
     // Everything answered (or the wait names what is missing).
     const expected = (session: number) =>
       Array.from({ length: perSession }, (_, index) => `s${session}m${index}`);
+    /**
+     * A chat's messages whose reply the model gave (the session's transcript has it) but whose
+     * send failed for good: a network error that may have reached the platform is not retried,
+     * since the platform may have posted it (decision 0023) — the same on one host. Each comes
+     * with its failed receipt's error, checked below; anything else missing is lost.
+     */
+    async function unsentIn(account: string, fake: FakeTelegram, chat: number) {
+      const failures = await sql(
+        `SELECT error FROM delivery_receipts WHERE state = 'failed' AND idempotency_key LIKE 'telegram:${account}:${chat}:%'`,
+      );
+      if (failures.length === 0) return { tokens: [] as string[], failures };
+      const inChat = new Set(acknowledgedIn(fake, chat));
+      const answered = await acknowledgedInSession(`telegram:direct:${chat}`);
+      return { tokens: answered.filter((token) => !inChat.has(token)), failures };
+    }
     const views = async () => [
-      ...pollingUsers.map((chat, index) => ({
-        name: `polling ${chat}`,
-        want: expected(index),
-        got: acknowledgedIn(polling, chat),
-      })),
-      ...webhookUsers.map((chat, index) => ({
-        name: `webhook ${chat}`,
-        want: expected(100 + index),
-        got: acknowledgedIn(hooked, chat),
-      })),
+      ...(await Promise.all(
+        pollingUsers.map(async (chat, index) => ({
+          name: `polling ${chat}`,
+          want: expected(index),
+          got: acknowledgedIn(polling, chat),
+          unsent: await unsentIn('polling', polling, chat),
+        })),
+      )),
+      ...(await Promise.all(
+        webhookUsers.map(async (chat, index) => ({
+          name: `webhook ${chat}`,
+          want: expected(100 + index),
+          got: acknowledgedIn(hooked, chat),
+          unsent: await unsentIn('hooked', hooked, chat),
+        })),
+      )),
       ...(await Promise.all(
         socketSessions.map(async (sessionKey, index) => ({
           name: sessionKey,
           want: expected(200 + index),
           got: await acknowledgedInSession(sessionKey),
+          unsent: { tokens: [] as string[], failures: [] as string[] },
         })),
       )),
     ];
     await waitFor(
       'every message answered',
       async () =>
-        (await views()).every((view) => view.want.every((item) => view.got.includes(item)))
+        (await views()).every((view) =>
+          view.want.every((item) => view.got.includes(item) || view.unsent.tokens.includes(item)),
+        )
           ? true
           : undefined,
       120_000,
     ).catch(async (error: unknown) => {
-      const missing = (await views()).flatMap((view) => view.want.filter((item) => !view.got.includes(item)));
+      const missing = (await views()).flatMap((view) =>
+        view.want.filter((item) => !view.got.includes(item) && !view.unsent.tokens.includes(item)),
+      );
       // What the journal knows of each missing message (state, owner, attempts, error), so a
       // failed run says whether a message was never journaled, stuck, or finished unanswered.
       for (const item of missing.slice(0, 5)) {
@@ -502,6 +523,9 @@ describe.skipIf(!soak)('three replicas on one PostgreSQL under failures', () => 
 
     let lost = 0;
     let twice = 0;
+    /** Answered by the model, its send failed for good on a network error (see unsentIn). */
+    const unsent: string[] = [];
+    const unsentErrors: string[] = [];
     const outOfOrder: string[] = [];
     const repeated = new Map<string, { count: number; tokens: Set<string> }>([
       ...pollingUsers.map((chat) => [`polling ${chat}`, repeatedSendsIn(polling, chat)] as const),
@@ -510,9 +534,11 @@ describe.skipIf(!soak)('three replicas on one PostgreSQL under failures', () => 
     /** Messages answered twice other than by a whole reply sent again. */
     const otherwiseTwice: string[] = [];
     for (const view of await views()) {
+      if (view.unsent.tokens.length > 0) unsentErrors.push(...view.unsent.failures);
       for (const item of view.want) {
         const count = view.got.filter((seen) => seen === item).length;
-        if (count === 0) lost += 1;
+        if (count === 0 && view.unsent.tokens.includes(item)) unsent.push(`${item} in ${view.name}`);
+        else if (count === 0) lost += 1;
         if (count > 1) {
           twice += 1;
           console.log(`answered twice: ${item} in ${view.name}: ${view.got.join(' ')}`);
@@ -535,7 +561,9 @@ describe.skipIf(!soak)('three replicas on one PostgreSQL under failures', () => 
     }
     console.log(
       [
-        `soak: ${total} messages over ${pollingUsers.length + webhookUsers.length + socketSessions.length} sessions on 3 replicas in ${Date.now() - started} ms; lost ${lost}, answered twice ${twice}, sessions out of order ${outOfOrder.length}`,
+        `soak: ${total} messages over ${pollingUsers.length + webhookUsers.length + socketSessions.length} sessions on 3 replicas in ${Date.now() - started} ms; lost ${lost}, answered twice ${twice}, sessions out of order ${outOfOrder.length}, answered but their send failed for good ${unsent.length}`,
+        ...unsent.map((item) => `send failed for good: ${item}`),
+        ...unsentErrors.map((error) => `  its receipt: ${error}`),
         ...takeovers,
         ...supervisorRestarts,
       ].join('\n'),
@@ -551,6 +579,8 @@ describe.skipIf(!soak)('three replicas on one PostgreSQL under failures', () => 
     const repeatedSends = [...repeated.values()].reduce((sum, entry) => sum + entry.count, 0);
     console.log(`replies sent twice: ${repeatedSends} (messages they answered: ${twice})`);
     expect({ lost, outOfOrder, otherwiseTwice }).toEqual({ lost: 0, outOfOrder: [], otherwiseTwice: [] });
+    // A send is given up only on a network failure that may have reached the platform.
+    for (const error of unsentErrors) expect(error).toMatch(/ECONNRESET|ETIMEDOUT|socket hang up|timed out/i);
     expect(repeatedSends).toBeLessThanOrEqual(Number(resent));
     expect(socketStates.map((record) => record?.state)).toEqual(socketStates.map(() => 'replied'));
     expect(outcome.value.killTakeover).toBeLessThanOrEqual(10_000);
