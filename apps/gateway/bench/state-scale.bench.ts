@@ -5,7 +5,8 @@
 // hello-ok, idle RSS, `sessions.list` (first page with the total, and a page deep in the
 // list), gateway CPU per message over 1,000 active sessions, and — in the large store — the
 // CPU per message of the 10,000-entry session (compacted as it grew, as the gateway compacts
-// a context that nears the window) against a fresh one, the two taking turns in blocks.
+// a context that nears the window) against a fresh one and against a session holding the
+// same context without the history, the three taking turns in blocks.
 //
 //   pnpm --filter @switchboard/gateway build
 //   pnpm exec node --conditions=@switchboard/source apps/gateway/bench/state-scale.bench.ts [--source] [--quick]
@@ -106,6 +107,24 @@ async function seed(stateDirectory: string, sessions: number): Promise<number> {
           },
         ]);
     }
+    // The same context without the history: the last 100 entries and a summary, in a
+    // transcript of 101 entries. Long against this session is the cost of history alone.
+    await store.ensureSession('agent:main:window', { agentId: 'main' });
+    const kept: NewTranscriptEntry[] = [];
+    // The long session's last 50 exchanges, numbered as there (its last block is written + 0…499).
+    const lastBlock = longSessionEntries - 1000;
+    for (let turn = 450; turn < 500; turn += 1)
+      kept.push(...exchange(lastBlock + turn, base + lastBlock + turn));
+    await store.appendEntries('agent:main:window', kept);
+    await store.appendEntries('agent:main:window', [
+      {
+        type: 'compaction',
+        summary: `The conversation so far (${longSessionEntries} entries): questions about deploys, answered.`,
+        firstKeptSequence: 1,
+        tokensBefore: 150_000,
+        tokensAfter: 2_000,
+      },
+    ]);
   }
   await store.close();
   return performance.now() - started;
@@ -121,6 +140,7 @@ interface Figures {
   readonly cpuPerMessageMs: number;
   readonly longCpuMs: number | undefined;
   readonly freshCpuMs: number | undefined;
+  readonly windowCpuMs: number | undefined;
 }
 
 /** Gateway CPU per message for `messages` turns spread over `keys`, 25 at a time. */
@@ -171,6 +191,7 @@ async function measure(stateDirectory: string, baseURL: string, stored: number):
   const cpuPerMessageMs = await cpuPerMessage(gateway, client, keys);
   let longCpuMs: number | undefined;
   let freshCpuMs: number | undefined;
+  let windowCpuMs: number | undefined;
   if (stored > 0) {
     // One session at a time: its own history is what differs. The two sessions take turns in
     // blocks (long, fresh, long, fresh, …) and each figure is the median of its blocks: run
@@ -187,12 +208,15 @@ async function measure(stateDirectory: string, baseURL: string, stored: number):
     await timed('agent:main:fresh-long-warm');
     const long: number[] = [];
     const fresh: number[] = [];
+    const window: number[] = [];
     for (let block = 0; block < blocks; block += 1) {
       long.push(await timed('agent:main:long'));
       fresh.push(await timed('agent:main:fresh-for-long'));
+      window.push(await timed('agent:main:window'));
     }
     longCpuMs = median(long);
     freshCpuMs = median(fresh);
+    windowCpuMs = median(window);
   }
   client.close();
   await stop(gateway);
@@ -206,6 +230,7 @@ async function measure(stateDirectory: string, baseURL: string, stored: number):
     cpuPerMessageMs,
     longCpuMs,
     freshCpuMs,
+    windowCpuMs,
   };
 }
 
@@ -234,7 +259,13 @@ console.log(
 console.log(
   `sessions.list of ${large.total.toLocaleString('en')} sessions (50 per page, with the total): first page ${large.listFirstMs.toFixed(2)} ms ${against(large.listFirstMs, 10, 'ms')}, page at offset ${Math.floor(storedSessions / 2).toLocaleString('en')} ${large.listDeepMs.toFixed(2)} ms ${against(large.listDeepMs, 10, 'ms')}, the page after it by cursor ${large.listCursorMs.toFixed(2)} ms (empty store ${empty.listFirstMs.toFixed(2)} ms)`,
 );
-if (large.longCpuMs !== undefined && large.freshCpuMs !== undefined)
+if (large.longCpuMs !== undefined && large.freshCpuMs !== undefined && large.windowCpuMs !== undefined) {
   console.log(
     `long session: gateway CPU per message at ${longSessionEntries.toLocaleString('en')} entries ${large.longCpuMs.toFixed(2)} ms, fresh session ${large.freshCpuMs.toFixed(2)} ms, ${ratio(large.longCpuMs, large.freshCpuMs)} ${against(large.longCpuMs / large.freshCpuMs, 1.2, '×')}`,
   );
+  // A fresh session's context starts empty; the long one's holds 100 kept entries and a
+  // summary, so part of that ratio is a longer context, not history.
+  console.log(
+    `  the same context (100 kept entries and the summary) without the history: ${large.windowCpuMs.toFixed(2)} ms; the history's own cost ${ratio(large.longCpuMs, large.windowCpuMs)}`,
+  );
+}
