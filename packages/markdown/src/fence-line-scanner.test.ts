@@ -304,8 +304,8 @@ describe('the code-fence tracker', () => {
     expect(fences).toEqual(findCodeFencesByParse(text));
     expect(fences[0]?.closeStart).toBe(text.indexOf('```\nafter'));
     // 605 lines: each read once, however many pieces it arrived in.
-    expect(tracker.linesRead).toBe(605);
+    expect(tracker.linesRead()).toBe(605);
     tracker.fences(text.slice(7));
-    expect(tracker.linesRead).toBe(605 + 603);
+    expect(tracker.linesRead()).toBe(605 + 603);
   });
 });

@@ -37,7 +37,7 @@ export interface BlockChunkerOptions {
    * The fence finder; replaceable to instrument it (tests count calls). Default: a tracker that
    * reads only the lines appended since the last drain (`createFenceSpanTracker`).
    */
-  readonly parseFences?: (text: string) => FenceSpan[];
+  readonly parseFences?: (text: string) => readonly FenceSpan[];
 }
 
 interface DrainOptions {

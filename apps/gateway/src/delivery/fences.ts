@@ -46,7 +46,7 @@ export function parseFenceSpans(text: string): FenceSpan[] {
  * returns `parseFenceSpans(text)`, reading only the lines added since the last call when `text`
  * extends the text of that call (see @switchboard/markdown's `createCodeFenceTracker`).
  */
-export function createFenceSpanTracker(): (text: string) => FenceSpan[] {
+export function createFenceSpanTracker(): (text: string) => readonly FenceSpan[] {
   let tracker: CodeFenceTracker | undefined;
   return (text) => {
     if (tracker === undefined) {
