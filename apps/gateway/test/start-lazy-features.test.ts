@@ -23,7 +23,7 @@ import { startChildGateway } from './child-gateway.ts';
 
 const gatewayDirectory = join(import.meta.dirname, '..');
 // Inside the package, so the bundle resolves its dependencies from apps/gateway/node_modules.
-const outDirectory = join(gatewayDirectory, `.lazy-features-test-${process.pid}`);
+const outDirectory = join(gatewayDirectory, `.bundle-test-lazy-features-${process.pid}`);
 const token = 'lazy-features-token-0123456789abcdef';
 const cleanups: Array<() => Promise<void> | void> = [];
 afterAll(async () => {
