@@ -311,7 +311,14 @@ export function createSessionCoordinator(options: SessionCoordinatorOptions): Se
 
     async start(runtime, alreadyListed) {
       local = runtime;
-      for (const record of alreadyListed) held.set(refKey(record), record.sessionKey);
+      // What the start-up listing took is resumed once the gateway is up (recovery admits each
+      // one). Until then a poll must not run a newer record of the same session ahead of them:
+      // they count as awaiting admission, which stops the walk in `adopt` (decision 0021).
+      for (const record of alreadyListed) {
+        const key = refKey(record);
+        held.set(key, record.sessionKey);
+        awaitingAdmission.add(key);
+      }
       try {
         listener = await store.listen([workChannel], (_channel, payload) => {
           if (payload.startsWith(`${store.ownerId} `)) wake();
