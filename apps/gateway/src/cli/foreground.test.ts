@@ -68,7 +68,7 @@ describe('gateway run in the foreground', () => {
     });
     expect(run.closed).toHaveLength(1);
     expect(run.lines).toEqual([
-      'This gateway lost its instance lock on postgres://db/sb (the connection ended); shutting down so that a supervisor starts it afresh',
+      'This gateway lost its instance lock on postgres://db/sb (the connection ended). Shutting down, for a supervisor to start it afresh.',
     ]);
     // A signal afterwards is a repeat of a stop already under way, not a second close.
     run.send('SIGTERM');
