@@ -54,6 +54,8 @@ describe('the built bundle at start', { timeout: 120_000 }, () => {
     });
     const memoryChunk = chunkDefining('openMemoryIndex');
     const sandboxChunk = chunkDefining('createSandboxTools');
+    // MCP is not configured here: its manager (and the MCP SDK) never loads.
+    const mcpChunk = chunkDefining('createMcpManager');
 
     const scratch = mkdtempSync(join(tmpdir(), 'switchboard-lazy-features-'));
     const loadedList = join(scratch, 'loaded.txt');
@@ -93,6 +95,7 @@ registerHooks({ resolve(specifier, context, next) { const result = next(specifie
     expect(atStart.some((url) => url.includes('start-gateway'))).toBe(true);
     expect(atStart).not.toContain(memoryChunk);
     expect(atStart).not.toContain(sandboxChunk);
+    expect(atStart).not.toContain(mcpChunk);
 
     // The default features are on: the first turn offers memory_search and the sandboxed exec.
     const { final } = await client.requestFinal('agent', { message: 'hello', idempotencyKey: 'lazy-1' });
@@ -101,5 +104,6 @@ registerHooks({ resolve(specifier, context, next) { const result = next(specifie
     expect(offered).toEqual(expect.arrayContaining(['memory_search', 'exec']));
     expect(loaded()).toContain(memoryChunk);
     expect(loaded()).toContain(sandboxChunk);
+    expect(loaded()).not.toContain(mcpChunk);
   });
 });

@@ -3,7 +3,8 @@
 // `{url, transport, headers}` for an HTTP one, plus `enabled`, `toolFilter.{include,exclude}`,
 // `connectionTimeoutMs`, `requestTimeoutMs`; Switchboard adds `startup` (eager | lazy),
 // `agents` (which agents get the server), `maxOutputChars` and `maxImageBytes`.
-import { mcpConfigSchema } from '@switchboard/mcp';
+// The config subpath only: the package's index pulls the MCP SDK into the start chunk.
+import { mcpConfigSchema } from '@switchboard/mcp/config';
 
 /** The `mcp` section; a missing section means no servers (nothing starts, nothing loads). */
 export const mcpSectionSchema: typeof mcpConfigSchema = mcpConfigSchema;
