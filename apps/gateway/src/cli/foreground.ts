@@ -114,7 +114,9 @@ export function runInForeground(options: ForegroundOptions): Promise<StopOutcome
 
     void options.unrecoverable?.then((error) => {
       if (stoppingSince !== undefined) return;
-      options.report(`${error.message.replace(/\.?$/, '.')} Shutting down, for a supervisor to start it afresh.`);
+      options.report(
+        `${error.message.replace(/\.?$/, '.')} Shutting down, for a supervisor to start it afresh.`,
+      );
       stop({ type: 'unrecoverable', reason: error.message });
     });
 
