@@ -253,6 +253,36 @@ function repeatedSendsIn(fake: FakeTelegram, chat: number): { count: number; tok
   return { count, tokens };
 }
 
+/**
+ * When the fake received each reply that was sent again, and its first copy (from the recorded
+ * `sendMessage` requests), to tell which failure each repeat followed.
+ */
+function repeatedSendTimes(
+  fake: FakeTelegram,
+  chat: number,
+): { key: string; first: number; again: number }[] {
+  const firstAt = new Map<string, number>();
+  const pairs: { key: string; first: number; again: number }[] = [];
+  for (const request of fake.requestsFor('sendMessage')) {
+    if (String(request.params.chat_id) !== String(chat)) continue;
+    const key = (String(request.params.text ?? '').match(tokenPattern) ?? []).join(' ');
+    if (key === '') continue;
+    const first = firstAt.get(key);
+    if (first === undefined) firstAt.set(key, request.receivedAt);
+    else pairs.push({ key, first, again: request.receivedAt });
+  }
+  return pairs;
+}
+
+/** `at` against the chaos events around it: `+412 ms after the SIGSTOP (88 ms before the SIGCONT)`. */
+function sinceEvent(at: number, events: readonly { name: string; at: number }[]): string {
+  const before = events.filter((event) => event.at <= at).at(-1);
+  const after = events.find((event) => event.at > at);
+  const since =
+    before === undefined ? 'before any failure' : `+${at - before.at} ms after the ${before.name}`;
+  return after === undefined ? since : `${since} (${after.at - at} ms before the ${after.name})`;
+}
+
 /** Every token the assistant acknowledged in a protocol session's transcript, in order. */
 async function acknowledgedInSession(sessionKey: string): Promise<string[]> {
   const session = await observer.getSession(`agent:main:${sessionKey}`);
@@ -326,10 +356,13 @@ describe('three replicas on one PostgreSQL under failures', () => {
       }
     });
 
+    /** When each failure was made, to place the replies sent twice (printed below). */
+    const chaosEvents: { name: string; at: number }[] = [];
     const chaos = (async () => {
       // 1. SIGKILL the replica polling the Telegram account, a quarter into the traffic.
       await waitFor('a quarter of the traffic', async () => (sent >= total / 4 ? true : undefined), 120_000);
       const killedAt = Date.now();
+      chaosEvents.push({ name: `SIGKILL of replica ${firstHolder}`, at: killedAt });
       chaosOwned.add(firstHolder);
       healthy.delete(firstHolder);
       await gateways[firstHolder]!.kill('SIGKILL');
@@ -344,12 +377,14 @@ describe('three replicas on one PostgreSQL under failures', () => {
       healthy.delete(paused);
       await waitFor('the paused replica drained', async () => (inflight[paused] === 0 ? true : undefined));
       const pausedAt = Date.now();
+      chaosEvents.push({ name: `SIGSTOP of replica ${paused}`, at: pausedAt });
       gateways[paused]!.signal('SIGSTOP');
       let pauseTakeover: number;
       try {
         pauseTakeover = await takeover(paused, pausedAt, 'SIGSTOP');
       } finally {
         gateways[paused]!.signal('SIGCONT');
+        chaosEvents.push({ name: `SIGCONT of replica ${paused}`, at: Date.now() });
       }
       // It stops its account (a fenced write refused), or stops altogether (its lock is gone).
       await waitFor(
@@ -373,6 +408,7 @@ describe('three replicas on one PostgreSQL under failures', () => {
       const holderNow = await waitFor('a holder', () => pollingHolder(owners));
       const cut = holderNow;
       const cutAt = Date.now();
+      chaosEvents.push({ name: `network cut of replica ${cut}`, at: cutAt });
       chaosOwned.add(cut);
       await sql(
         `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'switchboard:${owners[cut]}'`,
@@ -504,6 +540,27 @@ describe('three replicas on one PostgreSQL under failures', () => {
           `SELECT account_id, message_id, state, owner_id, attempts, error, session_key, received_at, updated_at FROM inbound_journal WHERE payload LIKE '%hello ${item}%'`,
         ).catch((failure: unknown) => [String(failure)]);
         console.log(`missing ${item}: journal ${rows.length === 0 ? 'has no record' : rows.join(' | ')}`);
+        // Its replies' receipts, the model requests whose new user text carried it (when, and
+        // what came back), and the session's answered-markers: which step lost it.
+        const [account, messageId] = [rows[0]?.split('|')[0], rows[0]?.split('|')[1]];
+        if (account !== undefined && messageId !== undefined) {
+          const receipts = await sql(
+            `SELECT idempotency_key, state, attempts, owner_id, platform_message_id, error, claimed_at, updated_at FROM delivery_receipts WHERE idempotency_key LIKE 'telegram:${account}:${messageId}:%'`,
+          ).catch((failure: unknown) => [String(failure)]);
+          console.log(`  receipts: ${receipts.length === 0 ? 'none' : receipts.join(' | ')}`);
+        }
+        const asked = model.requests.filter((request) =>
+          newUserText(request.body?.messages ?? []).includes(item),
+        );
+        console.log(
+          `  model requests carrying it: ${asked.map((request) => `#${request.sequence} at ${sinceEvent(request.receivedAt, chaosEvents)} (${request.response.status}, ${request.response.source})`).join('; ') || 'none'}`,
+        );
+        const markers = await sql(
+          `SELECT e.sequence, e.type, left(e.body, 400) FROM transcript_entries e JOIN transcripts t ON t.transcript_id = e.transcript_id WHERE t.session_key = '${rows[0]?.split('|')[6] ?? ''}' AND (e.body LIKE '%inbound-answered%' OR e.body LIKE '%${item}%') ORDER BY e.sequence DESC LIMIT 6`,
+        ).catch((failure: unknown) => [String(failure)]);
+        console.log(
+          `  transcript entries (answered-markers, or carrying it): ${markers.join(' | ') || 'none'}`,
+        );
       }
       throw new Error(`${String(error)}; missing ${missing.length}: ${missing.slice(0, 20).join(', ')}`);
     });
@@ -566,6 +623,15 @@ describe('three replicas on one PostgreSQL under failures', () => {
         ...unsentErrors.map((error) => `  its receipt: ${error}`),
         ...takeovers,
         ...supervisorRestarts,
+        ...[
+          ...pollingUsers.map((chat) => ({ chat, name: 'polling', fake: polling })),
+          ...webhookUsers.map((chat) => ({ chat, name: 'webhook', fake: hooked })),
+        ].flatMap(({ chat, name, fake }) =>
+          repeatedSendTimes(fake, chat).map(
+            (pair) =>
+              `sent twice in ${name} ${chat}: "${pair.key}" first ${sinceEvent(pair.first, chaosEvents)}, again ${sinceEvent(pair.again, chaosEvents)}`,
+          ),
+        ),
       ].join('\n'),
     );
     // Sends claimed again after their replica died or was fenced (the claim may have reached the platform).

@@ -5,6 +5,10 @@
 // text helpers and the time helpers are internals: this package's tests and benches import
 // their module files. The rules a backend applies are exported for other backends.
 
+// For other store backends (@switchboard/store-postgres): the rules every backend applies, so
+// each behaves like the SQLite store (entry patches, transcript encoding and context
+// assembly, the journal's transitions, argument checks, the row mapping of the shared columns).
+export { recordingOf } from './delivery-rules.ts';
 // For the gateway: the dispatcher (lanes and queue modes).
 export {
   type AbortSessionResult,
@@ -29,9 +33,6 @@ export {
 export { SessionsError, type SessionsErrorCode, sessionsErrorCodes } from './errors.ts';
 // For operators and the CLI: transcript export.
 export { exportTranscriptJsonl, writeTranscriptJsonl } from './export.ts';
-// For other store backends (@switchboard/store-postgres): the rules every backend applies, so
-// each behaves like the SQLite store (entry patches, transcript encoding and context
-// assembly, the journal's transitions, argument checks, the row mapping of the shared columns).
 export { assertInboundTransition, describeInbound } from './journal.ts';
 // For the gateway: the prompt a `collect` batch becomes.
 export { formatCollectPrompt } from './queue-format.ts';

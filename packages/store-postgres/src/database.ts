@@ -29,8 +29,17 @@ export interface Database {
     sql: string,
     values?: readonly unknown[],
   ): Promise<Row[]>;
-  /** `work` in one transaction (READ COMMITTED); rolled back when it throws. */
-  transaction<T>(operation: string, work: (client: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * `work` in one transaction (READ COMMITTED); rolled back when it throws. With
+   * `evenAfterLockLoss`, it also runs once this instance's lock is gone (not once the store is
+   * closed): only for writes that record a fact and can only prevent a repeat, such as a send
+   * that went out (`recordDelivery`); `work` reads `lockLost` to act accordingly.
+   */
+  transaction<T>(
+    operation: string,
+    work: (client: Queryable, state: { readonly lockLost: boolean }) => Promise<T>,
+    options?: { readonly evenAfterLockLoss?: boolean },
+  ): Promise<T>;
   /**
    * The database answered that this instance's lock is gone (a write checked
    * `switchboard_owner_alive` of its own owner id): every later operation is refused, and the
@@ -43,6 +52,8 @@ export interface Database {
 export interface DatabaseStatus {
   /** Undefined while usable; the error every operation rejects with otherwise. */
   unusable(operation: string): SessionsError | undefined;
+  /** The error once the store is closed (not when only the lock is lost). */
+  closed(operation: string): SessionsError | undefined;
   /**
    * Undefined while the instance lock's connection answered within the liveness timeout;
    * otherwise a check on it, after which `unusable` says whether the lock is still held.
@@ -57,6 +68,24 @@ export interface DatabaseStatus {
 /** Server error classes a caller may retry: serialization failures, deadlocks, lost connections. */
 function isRetryable(code: string | undefined): boolean {
   return code === '40001' || code === '40P01' || (code?.startsWith('08') ?? false) || code === '57P01';
+}
+
+/**
+ * The connection itself failed (not the statement): node-postgres' own errors for a dead
+ * client carry no SQLSTATE; the server's termination notices are class 08 or 57P01.
+ */
+function isConnectionFailure(error: unknown): boolean {
+  const code = (error as { code?: string }).code;
+  if (code !== undefined) return code.startsWith('08') || code === '57P01';
+  const message = error instanceof Error ? error.message : '';
+  return /not queryable|Connection terminated|ECONNRESET|EPIPE/i.test(message);
+}
+
+/** The statement did not take effect: the client never sent it, or the server ended its backend first. */
+function endedBeforeAnswering(error: unknown): boolean {
+  const code = (error as { code?: string }).code;
+  if (code !== undefined) return code === '57P01';
+  return /not queryable/i.test(error instanceof Error ? error.message : '');
 }
 
 /** Wraps a driver error; contract errors (SwitchboardErrors) pass through unchanged. */
@@ -80,10 +109,10 @@ export function createDatabase(parts: {
 }): Database {
   const { pool, location, status } = parts;
 
-  function track<T>(operation: string, work: () => Promise<T>): Promise<T> {
-    const unusable = status.unusable(operation);
+  function track<T>(operation: string, work: () => Promise<T>, evenAfterLockLoss = false): Promise<T> {
+    const unusable = evenAfterLockLoss ? status.closed(operation) : status.unusable(operation);
     if (unusable !== undefined) return Promise.reject(unusable);
-    const confirming = status.confirmAlive();
+    const confirming = evenAfterLockLoss ? undefined : status.confirmAlive();
     const run =
       confirming === undefined
         ? work()
@@ -104,44 +133,97 @@ export function createDatabase(parts: {
     return promise;
   }
 
+  /**
+   * A pooled client with its transaction begun. The pool can hand out an idle connection the
+   * server has just ended (`pg_terminate_backend`, a restart, a network cut) before it noticed:
+   * BEGIN then fails on it without anything having run, so it is tried once more on a fresh
+   * connection (and `transaction` runs a transaction once more when its connection died before
+   * COMMIT). Without this, a replica cut off the database could not record a send it had made,
+   * and the replica taking over would send it again (decision 0021).
+   */
+  async function checkOut(): Promise<PoolClient> {
+    for (let attempt = 1; ; attempt += 1) {
+      const client = await pool.connect();
+      // Checked out, a client has no error listener of the pool's (see `transaction`).
+      const ignore = (): void => undefined;
+      client.on('error', ignore);
+      try {
+        await client.query('BEGIN');
+        return client;
+      } catch (error) {
+        client.release(true);
+        if (attempt >= 2 || !isConnectionFailure(error)) throw error;
+      } finally {
+        client.removeListener('error', ignore);
+      }
+    }
+  }
+
   return {
     location,
     ownerId: parts.ownerId,
     now: parts.now,
     createId: parts.createId,
     query<Row extends QueryResultRow>(operation: string, sql: string, values: readonly unknown[] = []) {
-      return track(operation, async () => (await pool.query<Row>(sql, [...values])).rows);
+      return track(operation, async () => {
+        for (let attempt = 1; ; attempt += 1) {
+          try {
+            return (await pool.query<Row>(sql, [...values])).rows;
+          } catch (error) {
+            // As in `checkOut`, for a statement that certainly did not take effect: the client
+            // was dead before sending it, or the server ended the backend before answering it
+            // (57P01: a statement it ended is rolled back, so running it again is safe).
+            if (attempt >= 2 || !endedBeforeAnswering(error)) throw error;
+          }
+        }
+      });
     },
     lockLost(operation) {
       return status.lose(`the database no longer listed its instance lock as held during ${operation}`);
     },
-    transaction<T>(operation: string, work: (client: Queryable) => Promise<T>): Promise<T> {
-      return track(operation, async () => {
-        const client: PoolClient = await pool.connect();
-        // pg-pool removes its error listener while a client is checked out: a connection the
-        // server ends between two statements would otherwise crash the process.
-        let broken = false;
-        const onError = (): void => {
-          broken = true;
-        };
-        client.on('error', onError);
-        try {
-          await client.query('BEGIN');
-          const value = await work(wrap(client));
-          await client.query('COMMIT');
-          return value;
-        } catch (error) {
-          try {
-            await client.query('ROLLBACK');
-          } catch {
-            broken = true;
+    transaction<T>(
+      operation: string,
+      work: (client: Queryable, state: { readonly lockLost: boolean }) => Promise<T>,
+      options: { readonly evenAfterLockLoss?: boolean } = {},
+    ): Promise<T> {
+      const evenAfterLockLoss = options.evenAfterLockLoss === true;
+      return track(
+        operation,
+        async () => {
+          for (let attempt = 1; ; attempt += 1) {
+            const client: PoolClient = await checkOut();
+            // pg-pool removes its error listener while a client is checked out: a connection the
+            // server ends between two statements would otherwise crash the process.
+            let broken = false;
+            const onError = (): void => {
+              broken = true;
+            };
+            client.on('error', onError);
+            let committing = false;
+            try {
+              const lockLost = status.unusable(operation) !== undefined;
+              const value = await work(wrap(client), { lockLost });
+              committing = true;
+              await client.query('COMMIT');
+              return value;
+            } catch (error) {
+              try {
+                await client.query('ROLLBACK');
+              } catch {
+                broken = true;
+              }
+              // The connection died before COMMIT was sent: the server rolled the transaction
+              // back, so it is run once more on a fresh connection (its statements only touch
+              // the database). A failure during COMMIT may have committed: never repeated.
+              if (committing || attempt >= 2 || !isConnectionFailure(error)) throw error;
+            } finally {
+              client.removeListener('error', onError);
+              client.release(broken);
+            }
           }
-          throw error;
-        } finally {
-          client.removeListener('error', onError);
-          client.release(broken);
-        }
-      });
+        },
+        evenAfterLockLoss,
+      );
     },
   };
 }

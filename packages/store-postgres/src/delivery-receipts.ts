@@ -11,6 +11,7 @@ import {
   type DeliveryReceiptStore,
   type DeliveryRow,
   deliveryFromRow,
+  recordingOf,
   requireKey,
   SessionsError,
 } from '@switchboard/sessions';
@@ -93,34 +94,39 @@ export function createDeliveryReceipts(database: Database): DeliveryReceiptStore
       );
     },
 
+    // Written even after this instance lost its lock (a network cut, a pause): the send went
+    // out, and the record is what keeps the replica taking over from sending it again. It only
+    // ever completes this instance's own claim; a claim another replica has taken over is that
+    // replica's to record (its send may be under way), so that case is refused.
     async recordDelivery(key, platformMessageId): Promise<DeliveryReceipt> {
       requireKey(key, 'key');
       requireKey(platformMessageId, 'platformMessageId');
-      return database.transaction('recordDelivery', async (client) => {
-        const existing = await lockReceipt(client, key);
-        if (existing === undefined) {
-          throw new SessionsError(
-            'SESSIONS_DELIVERY_NOT_FOUND',
-            `No delivery was claimed under the idempotency key ${JSON.stringify(key)}; call claimDelivery before sending.`,
-            { details: { key } },
+      return database.transaction(
+        'recordDelivery',
+        async (client, { lockLost }) => {
+          const row = await lockReceipt(client, key);
+          const found = recordingOf(
+            key,
+            row === undefined ? undefined : deliveryFromRow(row),
+            platformMessageId,
           );
-        }
-        if (existing.state === 'sent') {
-          if (existing.platform_message_id === platformMessageId) return deliveryFromRow(existing);
-          throw new SessionsError(
-            'SESSIONS_DELIVERY_CONFLICT',
-            `The delivery ${JSON.stringify(key)} was already recorded as platform message ${existing.platform_message_id}, not ${platformMessageId}.`,
-            { details: { key, recorded: existing.platform_message_id, attempted: platformMessageId } },
-          );
-        }
-        const at = now();
-        const { rows } = await client.query<DeliveryRow>(
-          `UPDATE delivery_receipts SET state = 'sent', updated_at = $1, sent_at = $1, platform_message_id = $2, error = NULL
+          if (found.action === 'already-recorded') return found.receipt;
+          // Another replica claimed it since: it took this one's work over (this instance is gone
+          // to the others, whether it knows yet or not), and its own send decides.
+          if (found.receipt.state === 'claimed' && row?.owner_id !== ownerId)
+            throw database.lockLost(`recordDelivery of ${key}, a claim another replica has taken over`);
+          if (lockLost && found.receipt.state !== 'claimed')
+            throw database.lockLost(`recordDelivery of ${key}, which is no longer claimed`);
+          const at = now();
+          const { rows } = await client.query<DeliveryRow>(
+            `UPDATE delivery_receipts SET state = 'sent', updated_at = $1, sent_at = $1, platform_message_id = $2, error = NULL
            WHERE idempotency_key = $3 RETURNING *`,
-          [at, platformMessageId, key],
-        );
-        return deliveryFromRow(rows[0]!);
-      });
+            [at, platformMessageId, key],
+          );
+          return deliveryFromRow(rows[0]!);
+        },
+        { evenAfterLockLoss: true },
+      );
     },
 
     async failDelivery(key, error): Promise<DeliveryReceipt> {

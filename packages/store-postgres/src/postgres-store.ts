@@ -75,6 +75,14 @@ export interface PostgresSessionStore
   listInstances(): Promise<StoreInstance[]>;
   /** Start-up is over: `livenessTimeoutMs` applies from now on (see `startupLivenessTimeoutMs`). */
   started(): Promise<void>;
+  /**
+   * Resolves while this instance still holds its lock, for a side effect outside the database
+   * (a platform send) that must not happen once other replicas may have taken its work over.
+   * Free while the lock connection answered within the liveness timeout; after a longer
+   * silence (a pause, a starved event loop) it first makes one round trip on that connection.
+   * Rejects with SESSIONS_LOCK_LOST when the lock is gone (the store is then fenced).
+   */
+  confirmLockHeld(): Promise<void>;
 }
 
 function parseUrl(url: unknown): string {
@@ -230,14 +238,14 @@ export async function createPostgresSessionStore(
   const status: DatabaseStatus = {
     inflight: new Set(),
     unusable(operation) {
-      if (closed) {
-        return new SessionsError(
-          'SESSIONS_STORE_CLOSED',
-          `The session store ${location} is closed (during ${operation}).`,
-        );
-      }
-      if (lost !== undefined) return lockLostError();
-      return undefined;
+      return status.closed(operation) ?? (lost === undefined ? undefined : lockLostError());
+    },
+    closed(operation) {
+      if (!closed) return undefined;
+      return new SessionsError(
+        'SESSIONS_STORE_CLOSED',
+        `The session store ${location} is closed (during ${operation}).`,
+      );
     },
     confirmAlive() {
       const silentMs = performance.now() - lastAnswer;
@@ -296,6 +304,14 @@ export async function createPostgresSessionStore(
         startedAt: row.started_at,
         alive: row.alive,
       }));
+    },
+
+    async confirmLockHeld() {
+      const unusable = status.unusable('confirmLockHeld');
+      if (unusable !== undefined) throw unusable;
+      await status.confirmAlive();
+      const lockLost = status.unusable('confirmLockHeld');
+      if (lockLost !== undefined) throw lockLost;
     },
 
     async started() {

@@ -184,35 +184,157 @@ describe('PostgreSQL store', () => {
     }
   });
 
-  it('hands a paused replica’s work to another after the liveness timeout; the paused one is fenced when it wakes', async () => {
-    const url = await freshDatabase(cluster());
-    const watcher = await createPostgresSessionStore({ url });
-    const child = spawn(
-      process.execPath,
-      ['--conditions=@switchboard/source', join(import.meta.dirname, 'fixtures', 'replica.ts'), url, '1500'],
-      { stdio: ['pipe', 'pipe', 'inherit'] },
-    );
-    const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
-    const nextLine = async (): Promise<string> => String((await lines.next()).value);
-    try {
-      expect(await nextLine()).toMatch(/^ready /);
-      expect(await watcher.listUnfinishedInbound()).toEqual([]);
-      const pausedAt = Date.now();
-      child.kill('SIGSTOP');
-      await waitFor(
-        'the record to be taken over',
-        async () => (await watcher.listUnfinishedInbound()).length === 1,
+  it.each([
+    ['a store operation', 'try'],
+    ['the check before a platform send (confirmLockHeld)', 'confirm'],
+  ])(
+    'hands a paused replica’s work to another after the liveness timeout; when it wakes, %s is refused',
+    async (_what, first) => {
+      const url = await freshDatabase(cluster());
+      const watcher = await createPostgresSessionStore({ url });
+      const child = spawn(
+        process.execPath,
+        [
+          '--conditions=@switchboard/source',
+          join(import.meta.dirname, 'fixtures', 'replica.ts'),
+          url,
+          '1500',
+        ],
+        { stdio: ['pipe', 'pipe', 'inherit'] },
       );
-      const takeoverMs = Date.now() - pausedAt;
-      expect(takeoverMs).toBeLessThan(20_000);
-      child.kill('SIGCONT');
-      child.stdin!.write('try\n');
-      expect(await nextLine()).toBe('error SESSIONS_LOCK_LOST');
+      const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+      const nextLine = async (): Promise<string> => String((await lines.next()).value);
+      try {
+        expect(await nextLine()).toMatch(/^ready /);
+        expect(await watcher.listUnfinishedInbound()).toEqual([]);
+        child.stdin!.write('confirm\n');
+        expect(await nextLine()).toBe('ok held');
+        const pausedAt = Date.now();
+        child.kill('SIGSTOP');
+        await waitFor(
+          'the record to be taken over',
+          async () => (await watcher.listUnfinishedInbound()).length === 1,
+        );
+        const takeoverMs = Date.now() - pausedAt;
+        expect(takeoverMs).toBeLessThan(20_000);
+        child.kill('SIGCONT');
+        // Its first request after waking: the lock connection has been silent for longer than
+        // the timeout, so it asks once, finds the session ended by the server, and fences itself.
+        child.stdin!.write(`${first}\n`);
+        expect(await nextLine()).toBe('error SESSIONS_LOCK_LOST');
+        child.stdin!.write(`${first === 'try' ? 'confirm' : 'try'}\n`);
+        expect(await nextLine()).toBe('error SESSIONS_LOCK_LOST');
+      } finally {
+        child.kill('SIGKILL');
+        await watcher.close();
+      }
+    },
+  );
+  it('records a send that went out after its lock was lost, so the replica taking over does not send it again', async () => {
+    // A replica cut off from PostgreSQL (its connections terminated) may still finish a send it
+    // had claimed; the record of it is what the taking-over replica's claim finds.
+    const url = await freshDatabase(cluster());
+    const cut = await createPostgresSessionStore({ url, onConnectionError: () => undefined });
+    const survivor = await createPostgresSessionStore({ url });
+    try {
+      const details = { channel: 'telegram', accountId: 'polling', to: '7' };
+      expect((await cut.claimDelivery('reply-sent', details)).status).toBe('claimed');
+      expect((await cut.claimDelivery('reply-taken', details)).status).toBe('claimed');
+      await asSuperuser(
+        url,
+        'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1',
+        [`switchboard:${cut.ownerId}`],
+      );
+      await waitFor(
+        'the cut store to notice',
+        async () =>
+          (await rejection(cut.getState('ns', 'k')).catch(() => undefined))?.code === 'SESSIONS_LOCK_LOST',
+      );
+      // Taken over before the cut replica's send returned: that claim is the survivor's now.
+      const taken = await survivor.claimDelivery('reply-taken', details);
+      expect(taken).toMatchObject({ status: 'claimed', recovered: true });
+      // The send the cut replica made is recorded all the same…
+      expect((await cut.recordDelivery('reply-sent', 'platform-1')).state).toBe('sent');
+      expect(await survivor.claimDelivery('reply-sent', details)).toMatchObject({ status: 'already-sent' });
+      // …but a claim another replica took over is not the cut replica's to complete.
+      expect((await rejection(cut.recordDelivery('reply-taken', 'platform-2'))).code).toBe(
+        'SESSIONS_LOCK_LOST',
+      );
+      expect((await survivor.getDelivery('reply-taken'))?.state).toBe('claimed');
+      // Nothing else is written after the loss.
+      expect((await rejection(cut.claimDelivery('reply-new', details))).code).toBe('SESSIONS_LOCK_LOST');
+      expect((await rejection(cut.failDelivery('reply-sent', 'x'))).code).toBe('SESSIONS_LOCK_LOST');
     } finally {
-      child.kill('SIGKILL');
-      await watcher.close();
+      await cut.close();
+      await survivor.close();
     }
   });
+
+  it('refuses to record a send whose claim another replica took over, even before it noticed its lock is gone', async () => {
+    const url = await freshDatabase(cluster());
+    const store = await createPostgresSessionStore({ url });
+    const other = await createPostgresSessionStore({ url });
+    try {
+      const details = { channel: 'telegram', accountId: 'polling', to: '7' };
+      await store.claimDelivery('reply', details);
+      // The database no longer lists `store` as alive, though its own lock connection is fine.
+      await asSuperuser(url, 'DELETE FROM store_instances WHERE owner_id = $1', [store.ownerId]);
+      expect(await other.claimDelivery('reply', details)).toMatchObject({
+        status: 'claimed',
+        recovered: true,
+      });
+      expect((await rejection(store.recordDelivery('reply', 'platform-1'))).code).toBe('SESSIONS_LOCK_LOST');
+      expect((await other.recordDelivery('reply', 'platform-2')).platformMessageId).toBe('platform-2');
+    } finally {
+      await store.close();
+      await other.close();
+    }
+  });
+
+  it('replaces a pooled connection the server ended before the pool noticed, instead of failing the operation', async () => {
+    // pg_terminate_backend of the pool's idle connections (not the lock's): the next operations
+    // are checked out onto connections the server has closed, some before the pool has read
+    // the close. Each must start again on a fresh connection rather than fail.
+    const url = await freshDatabase(cluster());
+    const store = await createPostgresSessionStore({ url, poolSize: 8, onConnectionError: () => undefined });
+    try {
+      const details = { channel: 'telegram', accountId: 'polling', to: '7' };
+      for (let round = 0; round < 20; round += 1) {
+        // Eight idle pooled connections.
+        await Promise.all(
+          Array.from({ length: 8 }, (_, index) => store.claimDelivery(`warm-${round}-${index}`, details)),
+        );
+        const [killed] = await asSuperuser<{ killed: number }>(
+          url,
+          `SELECT count(pg_terminate_backend(pid))::int AS killed FROM pg_stat_activity
+           WHERE application_name = $1
+             AND pid NOT IN (SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted)`,
+          [`switchboard:${store.ownerId}`],
+        );
+        expect(killed?.killed).toBeGreaterThan(0);
+        // Transactions (claims) and single statements (reads) alike.
+        const outcomes = await Promise.all(
+          Array.from({ length: 8 }, (_, index) =>
+            index % 2 === 0
+              ? store.claimDelivery(`after-${round}-${index}`, details).then(
+                  (claim) => claim.status,
+                  (error: Error) => error.message,
+                )
+              : store.getDelivery(`warm-${round}-${index}`).then(
+                  (receipt) => (receipt?.state === 'claimed' ? 'claimed' : String(receipt)),
+                  (error: Error) => error.message,
+                ),
+          ),
+        );
+        expect(outcomes).toEqual(outcomes.map(() => 'claimed'));
+      }
+      // The lock connection was left alone: the store is still usable.
+      expect(await store.getState('ns', 'k')).toBeUndefined();
+    } finally {
+      await store.close();
+    }
+  });
+
   it('survives its connections being cut mid-traffic: operations fail with a named error, nothing crashes, another instance takes over once', async () => {
     const url = await freshDatabase(cluster());
     const cut = await createPostgresSessionStore({ url, poolSize: 4, onConnectionError: () => undefined });

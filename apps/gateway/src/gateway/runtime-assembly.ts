@@ -75,7 +75,14 @@ export async function assembleRuntime(options: RuntimeAssemblyOptions): Promise<
     notAnswered,
     leases: storage.replicas?.channelLeases,
   });
-  const send = createOutbound({ hooks: registry.hooks, channels, store, logger, now });
+  const send = createOutbound({
+    hooks: registry.hooks,
+    channels,
+    store,
+    confirmSendAllowed: storage.replicas?.channelLeases.confirmSendAllowed,
+    logger,
+    now,
+  });
   const { streamFn, auth, compactor, compactionSettings } = await createModelServices({
     config,
     store,

@@ -61,6 +61,15 @@ export interface ChannelLeaseKeeper extends ChannelLeaseGate {
    * Contract: every other operation is the store's own.
    */
   fence(store: SessionStore): SessionStore;
+  /**
+   * Called right before each platform send (every attempt): resolves while this replica may
+   * still send for the account — it holds the account's lease, if the account is leased, and
+   * its instance lock. A replica resumed after a pause, whose work others have taken over,
+   * rejects here (STORE_POSTGRES_FENCED or SESSIONS_LOCK_LOST) instead of sending a reply the
+   * replica that took over sends too; a leased account is then stopped. Free while the lock
+   * connection answers (see `PostgresSessionStore.confirmLockHeld`).
+   */
+  confirmSendAllowed(channel: string, accountId: string): Promise<void>;
   /** Stops the poll; the leases go with the instance lock or the accounts' release. */
   close(): void;
 }
@@ -317,6 +326,12 @@ export function createChannelLeaseKeeper(options: ChannelLeaseKeeperOptions): Ch
           return fenced(entry, `the send ${key}`, (lease) => store.claimDeliveryFenced(lease, key, details));
         },
       };
+    },
+
+    confirmSendAllowed(channel, accountId) {
+      const entry = leaseFor(channel, accountId);
+      if (entry === undefined) return store.confirmLockHeld();
+      return fenced(entry, `a send`, () => store.confirmLockHeld());
     },
 
     close() {

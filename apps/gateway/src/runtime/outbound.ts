@@ -1,6 +1,7 @@
 import {
   type ChannelAccount,
   type ChannelAccountStatus,
+  classifySendFailure,
   defaultSendRetry,
   type HookRunner,
   type Logger,
@@ -54,6 +55,12 @@ export interface OutboundDependencies {
   /** Where the running accounts are: the channel manager. */
   readonly channels: OutboundAccounts;
   readonly store: SessionStore;
+  /**
+   * Called right before each send attempt; a rejection fails the send without calling the
+   * channel (not retried). Replicas use it so that a replica resumed after a pause does not
+   * send what another replica has taken over (decision 0021). Absent on one host.
+   */
+  readonly confirmSendAllowed?: (channel: string, accountId: string) => Promise<void>;
   readonly logger: Logger;
   readonly now: () => number;
 }
@@ -77,13 +84,37 @@ export function createOutbound(dependencies: OutboundDependencies): SendOutbound
       ? defaultSendRetry
       : { ...defaultSendRetry, attempts: dependencies.maxSendAttempts };
 
+  const { confirmSendAllowed } = dependencies;
+  /** Errors of `confirmSendAllowed`: never retried, whatever the channel's classification says. */
+  const refusals = new WeakSet<object>();
+  /** The account with `confirmSendAllowed` run before each attempt's send. */
+  function guarded(account: ChannelAccount): Parameters<typeof sendWithRetry>[0] {
+    if (confirmSendAllowed === undefined) return account;
+    return {
+      sendRetry: account.sendRetry,
+      async send(message) {
+        try {
+          await confirmSendAllowed(message.channel, message.accountId);
+        } catch (error) {
+          if (typeof error === 'object' && error !== null) refusals.add(error);
+          throw error;
+        }
+        return account.send(message);
+      },
+      classifySendFailure(error) {
+        if (typeof error === 'object' && error !== null && refusals.has(error)) return { kind: 'permanent' };
+        return account.classifySendFailure?.(error) ?? classifySendFailure(error);
+      },
+    };
+  }
+
   function retrying(
     account: ChannelAccount,
     message: OutboundMessage,
     signal: AbortSignal | undefined,
   ): Promise<SendResult> {
     const where = { channel: message.channel, accountId: message.accountId };
-    return sendWithRetry(account, message, {
+    return sendWithRetry(guarded(account), message, {
       fallbackPolicy,
       sleep: dependencies.sleep,
       signal,

@@ -21,6 +21,7 @@ import {
   type Logger,
   type OutboundMessage,
   resolveChannelAccounts,
+  SwitchboardError,
   sleep,
 } from '@switchboard/hooks';
 import { createSqliteSessionStore, type SessionStore } from '@switchboard/sessions';
@@ -128,7 +129,11 @@ async function waitUntil(check: () => boolean, what: string, timeoutMs = 30_000)
  * Starts one real channel account against the platform's fake, wires it into the gateway's
  * outbound path, and gets the peer of a DM from alice (so the reply address is the platform's own).
  */
-async function setUp(platform: Platform, attempts: number) {
+async function setUp(
+  platform: Platform,
+  attempts: number,
+  confirmSendAllowed?: (channel: string, accountId: string) => Promise<void>,
+) {
   const driver = platform.createDriver();
   await driver.start();
   cleanups.push(() => driver.stop());
@@ -184,6 +189,7 @@ async function setUp(platform: Platform, attempts: number) {
     hooks: createHookBus(),
     channels: { account: () => ({ running, status }) },
     store,
+    confirmSendAllowed,
     logger,
     now: Date.now,
     sleep: (ms, signal) => {
@@ -250,5 +256,69 @@ describe.each(platforms)('one outbound path: $name', (platform) => {
     expect(await store.claimDelivery('limited-2', { channel: 'x', accountId: 'x', to: 'x' })).toMatchObject({
       status: 'already-sent',
     });
+  }, 60_000);
+});
+
+// Replicas (decision 0021) check before every attempt that they may still send: a replica
+// resumed after a pause must not send what another replica has taken over and sent.
+describe('the check before each send attempt', () => {
+  const telegram = platforms[0]!;
+  /** Even an error marked retryable: a refused check is never retried. */
+  const refusal = () => new SwitchboardError('SESSIONS_LOCK_LOST', 'lock lost (test)', { retryable: true });
+
+  it('a refused check fails the send before the channel is called', async () => {
+    const asked: string[] = [];
+    const { driver, conversation, send, reply, store } = await setUp(
+      telegram,
+      3,
+      async (channel, accountId) => {
+        asked.push(`${channel}/${accountId}`);
+        throw refusal();
+      },
+    );
+    await expect(send(reply('must not go out'), { idempotencyKey: 'guarded-1' })).rejects.toMatchObject({
+      code: 'SESSIONS_LOCK_LOST',
+    });
+    expect(asked).toHaveLength(1);
+    await sleep(200);
+    expect(
+      driver.replies(conversation).filter((candidate) => /must not go out/.test(candidate.text)),
+    ).toEqual([]);
+    // The receipt is marked failed, so a later claim (the replica that took over) may send it.
+    expect(await store.claimDelivery('guarded-1', { channel: 'x', accountId: 'x', to: 'x' })).toMatchObject({
+      status: 'claimed',
+    });
+  }, 60_000);
+
+  it('runs before every attempt: a retry after a 429 is refused once the check fails', async () => {
+    let calls = 0;
+    const { driver, conversation, send, reply, waits } = await setUp(telegram, 3, async () => {
+      calls += 1;
+      if (calls > 1) throw refusal();
+    });
+    const before = driver.rateLimitedSends();
+    driver.rateLimitNextSends(1, telegram.retryAfterSeconds);
+    await expect(send(reply('refused on the retry'), { idempotencyKey: 'guarded-2' })).rejects.toMatchObject({
+      code: 'SESSIONS_LOCK_LOST',
+    });
+    expect(calls).toBe(2);
+    expect(waits).toHaveLength(1);
+    expect(driver.rateLimitedSends() - before).toBe(1);
+    expect(
+      driver.replies(conversation).filter((candidate) => /refused on the retry/.test(candidate.text)),
+    ).toEqual([]);
+  }, 60_000);
+
+  it('an allowed check changes nothing: sent once', async () => {
+    let calls = 0;
+    const { driver, conversation, send, reply } = await setUp(telegram, 3, async () => {
+      calls += 1;
+    });
+    expect((await send(reply('allowed'), { idempotencyKey: 'guarded-3' })).status).toBe('sent');
+    await driver.waitForReplies(conversation, 1, 10_000);
+    expect(driver.replies(conversation).filter((candidate) => /allowed/.test(candidate.text))).toHaveLength(
+      1,
+    );
+    expect(calls).toBe(1);
   }, 60_000);
 });

@@ -1,4 +1,5 @@
 /** Delivery receipts on SQLite: `delivery_receipts`. */
+import { recordingOf } from '../delivery-rules.ts';
 import { SessionsError } from '../errors.ts';
 import { requireKey } from '../session-entry.ts';
 import type { DeliveryReceiptStore } from '../session-store.ts';
@@ -33,22 +34,8 @@ export function createSqliteDeliveryReceipts(context: SqliteStoreContext): Deliv
       return write('recordDelivery', () => {
         requireKey(key, 'key');
         requireKey(platformMessageId, 'platformMessageId');
-        const existing = getDeliveryRow(key);
-        if (existing === undefined) {
-          throw new SessionsError(
-            'SESSIONS_DELIVERY_NOT_FOUND',
-            `No delivery was claimed under the idempotency key ${JSON.stringify(key)}; call claimDelivery before sending.`,
-            { details: { key } },
-          );
-        }
-        if (existing.state === 'sent') {
-          if (existing.platformMessageId === platformMessageId) return withoutOwner(existing);
-          throw new SessionsError(
-            'SESSIONS_DELIVERY_CONFLICT',
-            `The delivery ${JSON.stringify(key)} was already recorded as platform message ${existing.platformMessageId}, not ${platformMessageId}.`,
-            { details: { key, recorded: existing.platformMessageId, attempted: platformMessageId } },
-          );
-        }
+        const found = recordingOf(key, getDeliveryRow(key), platformMessageId);
+        if (found.action === 'already-recorded') return withoutOwner(found.receipt);
         const at = now();
         statement(sql.sentDelivery).run(at, at, platformMessageId, key);
         return withoutOwner(getDeliveryRow(key)!);
