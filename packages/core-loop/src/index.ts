@@ -46,6 +46,8 @@ export { AssistantMessageEventStream } from './event-stream.ts';
 export type { ModelErrorClass, ModelErrorDetails } from './model-error-types.ts';
 // Models and providers (the Anthropic provider itself is `@switchboard/core-loop/anthropic`).
 export { anthropicModel, defaultModel, knownAnthropicModelIds } from './models.ts';
+// The HTTP client of the model SDKs (the provider packages use it too).
+export { createModelFetch, defaultModelFetch, type ModelFetchOptions } from './providers/model-fetch.ts';
 export { createStreamFunction, type ModelProvider } from './providers/provider.ts';
 export { defaultConvertToLlm, prepareReplay } from './replay.ts';
 export { type ThinkingLevel, thinkingLevels } from './thinking.ts';

@@ -6,6 +6,7 @@ import {
   AssistantMessageEventStream,
   type AssistantStreamEvent,
   createUsage,
+  defaultModelFetch,
   type LlmContext,
   type Model,
   ModelError,
@@ -293,7 +294,7 @@ async function streamOllama(
         { ...identity, observedTokens: estimated },
       );
     }
-    const baseFetch = provider.fetch ?? globalThis.fetch;
+    const baseFetch = provider.fetch ?? defaultModelFetch();
     const apiKey = call.apiKey ?? call.authToken;
     const headers = {
       ...provider.headers,

@@ -3,6 +3,7 @@
 
 import {
   type AssistantMessageEventStream,
+  defaultModelFetch,
   type Model,
   ModelError,
   type StreamOptions,
@@ -83,7 +84,7 @@ export class ClientCache {
       timeout: timeoutMs,
       maxRetries: this.#options.maxRetries ?? 0,
       logLevel: 'off',
-      fetch: withNormalizedErrorBodies(this.#options.fetch ?? globalThis.fetch),
+      fetch: withNormalizedErrorBodies(this.#options.fetch ?? defaultModelFetch()),
     });
     if (this.#clients.size >= 32) {
       const oldest = this.#clients.keys().next().value;

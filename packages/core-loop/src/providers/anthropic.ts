@@ -32,6 +32,7 @@ import type {
   ThinkingLevel,
 } from '../types.ts';
 import { createUsage } from '../usage.ts';
+import { defaultModelFetch } from './model-fetch.ts';
 import type { ModelProvider } from './provider.ts';
 
 /** The endpoint used when neither the call, the model nor the provider names one. */
@@ -73,7 +74,7 @@ export interface AnthropicProviderOptions {
   readonly maxRetries?: number;
   /** Default `short` (5-minute cache). */
   readonly cacheRetention?: CacheRetention;
-  /** Custom fetch (proxies, instrumentation). */
+  /** Custom fetch (proxies, instrumentation). Default: `defaultModelFetch()`. */
   readonly fetch?: typeof globalThis.fetch;
   /** SDK log level. Default `off` (errors are reported on the messages instead). */
   readonly logLevel?: 'off' | 'error' | 'warn' | 'info' | 'debug';
@@ -145,7 +146,7 @@ class ClientCache {
       maxRetries: this.#options.maxRetries ?? 0,
       logLevel: this.#options.logLevel ?? 'off',
       openTelemetry: false,
-      ...(this.#options.fetch === undefined ? {} : { fetch: this.#options.fetch }),
+      fetch: this.#options.fetch ?? defaultModelFetch(),
     });
     if (this.#clients.size >= 32) {
       const oldest = this.#clients.keys().next().value;
