@@ -503,6 +503,22 @@ describe('transcripts', () => {
     expect(texts((await reopened.buildContext(key)).messages)).toEqual(['fresh start']);
   });
 
+  it('a context built right after an append shares no object with the appended entries', async () => {
+    // The append writes its entries through to the context cache: as decoded copies, so a
+    // caller that changes its objects afterwards cannot change the stored context.
+    const store = await openStore();
+    await store.ensureSession(key, { agentId: 'main' });
+    await store.buildContext(key); // the session's context is cached from here on
+    const message = assistantMessage('as sent');
+    await store.appendEntries(key, [{ type: 'message', message }]);
+    (message.content[0] as { text: string }).text = 'changed afterwards';
+    const context = await store.buildContext(key);
+    expect(context.messages).toHaveLength(1);
+    expect(JSON.stringify(context.messages[0])).toContain('as sent');
+    expect(JSON.stringify(context.messages[0])).not.toContain('changed afterwards');
+    await store.close();
+  });
+
   it('streams and exports a transcript as JSONL, page by page', async () => {
     const directory = temporaryDirectory();
     const store = await openStore();

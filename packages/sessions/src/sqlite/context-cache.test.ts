@@ -62,4 +62,38 @@ describe('context cache', () => {
     expect(cache.get(2, 'large', null)).toBeUndefined();
     expect(cache.get(3, 'next', null)?.entries).toHaveLength(4);
   });
+
+  it('takes entries written right after a cached run, leaves a gap to the next read, drops a run a compaction made stale', () => {
+    const cache = createContextCache(100);
+    cache.set(1, run('session-a', 3));
+    let decoded = 0;
+    const decode = (from: number, count: number) => () => {
+      decoded += 1;
+      return run('session-a', from + count - 1).entries.slice(from - 1);
+    };
+    cache.appended(1, 4, false, decode(4, 2));
+    const grown = cache.get(1, 'session-a', null)!;
+    expect(grown.lastSequence).toBe(5);
+    expect(grown.entries.map((entry) => entry.sequence)).toEqual([1, 2, 3, 4, 5]);
+    // Written after a gap (entries 6 and 7 came from elsewhere): not taken, not decoded.
+    cache.appended(1, 8, false, decode(8, 1));
+    expect(cache.get(1, 'session-a', null)?.lastSequence).toBe(5);
+    expect(decoded).toBe(1);
+    // No cached run: nothing to do.
+    cache.appended(2, 1, false, decode(1, 1));
+    expect(decoded).toBe(1);
+    // A compaction written: the run no longer matches the transcript's context and goes.
+    cache.appended(1, 6, true, decode(6, 1));
+    expect(cache.get(1, 'session-a', null)).toBeUndefined();
+    expect(decoded).toBe(1);
+  });
+
+  it('counts written entries against the bound', () => {
+    const cache = createContextCache(10);
+    cache.set(1, run('one', 4));
+    cache.set(2, run('two', 4));
+    cache.appended(2, 5, false, () => run('two', 7).entries.slice(4)); // 4 + 7 = 11 > 10: one goes
+    expect(cache.get(1, 'one', null)).toBeUndefined();
+    expect(cache.get(2, 'two', null)?.entries).toHaveLength(7);
+  });
 });

@@ -31,6 +31,17 @@ export interface ContextCache {
   set(transcriptId: number, value: CachedContext): void;
   /** Counts entries appended to a cached run (for the size bound). */
   grew(transcriptId: number, added: number): void;
+  /**
+   * Entries were just written at `firstSequence` onwards: a cached run that ends right before
+   * them takes them (`decode` gives them as a read would), so the next build reads nothing. A
+   * run the write made stale (a compaction was written) is dropped.
+   */
+  appended(
+    transcriptId: number,
+    firstSequence: number,
+    compacted: boolean,
+    decode: () => readonly TranscriptEntry[],
+  ): void;
   clear(): void;
 }
 
@@ -78,6 +89,21 @@ export function createContextCache(maxEntries: number): ContextCache {
     grew(transcriptId, added) {
       if (!cached.has(transcriptId)) return;
       size += added;
+      trim();
+    },
+    appended(transcriptId, firstSequence, compacted, decode) {
+      const value = cached.get(transcriptId);
+      if (value === undefined) return;
+      if (compacted) {
+        drop(transcriptId);
+        return;
+      }
+      // A gap (entries written elsewhere since the run was read) is left to the next build's read.
+      if (value.lastSequence !== firstSequence - 1) return;
+      const added = decode();
+      for (const entry of added) value.entries.push(entry);
+      value.lastSequence += added.length;
+      size += added.length;
       trim();
     },
     clear() {

@@ -98,6 +98,15 @@ export function createSqliteTranscripts(context: SqliteStoreContext): Transcript
         session = applySessionPatch(session, options.patch ?? {}, at);
         if (compactions > 0) session = { ...session, compactionCount: session.compactionCount + compactions };
         writeSession(session, previous);
+        // Write-through, last (nothing after it can roll this operation back): the next context
+        // build of this session then reads no rows. Decoded from the stored text, as a read
+        // would, so the cache shares no object with the caller. A group commit that rolls back
+        // clears the cache (onGroupRolledBack).
+        contextCache.appended(row.transcript_id, firstSequence, compactions > 0, () =>
+          encoded.map((entry, index) =>
+            decodeEntry(sessionId, firstSequence + index, entry.type, entry.timestamp, entry.body),
+          ),
+        );
         return {
           sessionId: session.sessionId,
           entries: stored,
