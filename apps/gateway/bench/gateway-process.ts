@@ -129,6 +129,57 @@ export function startGatewayProcess(options: StartOptions): Promise<RunningGatew
   });
 }
 
+/** The repository root (where the README's commands run). */
+export const repositoryRoot: string = join(here, '..', '..', '..');
+
+/**
+ * Milliseconds from running `command` in the repository root (the README's start command,
+ * `pnpm start`) to its gateway's first `hello-ok`; the process group is stopped afterwards.
+ */
+export function timeStartCommand(
+  command: string,
+  args: readonly string[],
+  config: Record<string, unknown>,
+): Promise<number> {
+  const state = mkdtempSync(join(tmpdir(), 'switchboard-bench-'));
+  writeFileSync(join(state, 'switchboard.json'), JSON.stringify(config));
+  const started = performance.now();
+  const child = spawn(command, args, {
+    cwd: repositoryRoot,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, SWITCHBOARD_STATE_DIR: state },
+  });
+  return new Promise((resolve, reject) => {
+    let elapsed: number | undefined;
+    child.stdout?.on('data', async (chunk: Buffer) => {
+      const match = /listening on ws:\/\/127\.0\.0\.1:(\d+)/.exec(chunk.toString());
+      if (match === null || elapsed !== undefined) return;
+      const client = await connect(Number(match[1]));
+      elapsed = performance.now() - started;
+      client.close();
+      process.kill(-child.pid!, 'SIGTERM');
+    });
+    child.stderr?.on('data', () => undefined);
+    child.once('exit', (code) =>
+      elapsed === undefined
+        ? reject(new Error(`${command} ${args.join(' ')} exited with ${code} before its gateway answered`))
+        : resolve(elapsed),
+    );
+  });
+}
+
+/** Milliseconds for a command to run and exit in the repository root. */
+export function timeCommand(command: string, args: readonly string[]): Promise<number> {
+  const started = performance.now();
+  const child = spawn(command, args, { cwd: repositoryRoot, stdio: 'ignore' });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) =>
+      code === 0 ? resolve(performance.now() - started) : reject(new Error(`${command} exited with ${code}`)),
+    );
+  });
+}
+
 export async function stop(gateway: RunningGateway): Promise<void> {
   const exited = new Promise((resolve) => gateway.child.once('exit', resolve));
   gateway.child.kill('SIGTERM');

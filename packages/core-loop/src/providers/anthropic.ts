@@ -1,4 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
+import type { Stream } from '@anthropic-ai/sdk/core/streaming';
 import type {
   ContentBlockParam,
   ImageBlockParam,
@@ -6,7 +7,6 @@ import type {
   MessageParam,
   RawMessageStreamEvent,
   TextBlockParam,
-  Tool,
   ToolResultBlockParam,
 } from '@anthropic-ai/sdk/resources/messages';
 import type {
@@ -32,6 +32,7 @@ import type {
   ThinkingLevel,
 } from '../types.ts';
 import { createUsage } from '../usage.ts';
+import { anthropicRequestBody } from './anthropic-request-body.ts';
 import { defaultModelFetch } from './model-fetch.ts';
 import type { ModelProvider } from './provider.ts';
 
@@ -605,35 +606,26 @@ async function streamAnthropic(
     const timeoutMs = call.timeoutMs ?? provider.timeoutMs ?? 600_000;
     const retention = call.cacheRetention ?? provider.cacheRetention ?? 'short';
     const cache = cacheControl(retention, baseURL);
-    const params: MessageCreateParamsStreaming = {
+    const params: Omit<MessageCreateParamsStreaming, 'system' | 'tools'> = {
       model: model.id,
       messages: toAnthropicMessages(context.messages, model, cache),
       stream: true,
       ...anthropicThinkingParameters(model, call.thinkingLevel, call.maxTokens),
     };
-    if (context.systemPrompt !== undefined && context.systemPrompt !== '') {
-      params.system = [
-        {
-          type: 'text',
-          text: context.systemPrompt,
-          cache_control: cache,
-        },
-      ];
-    }
-    if (context.tools !== undefined && context.tools.length > 0) {
-      params.tools = context.tools.map(
-        (tool): Tool => ({
-          name: tool.name,
-          description: tool.description,
-          input_schema: tool.parameters as Tool.InputSchema,
-        }),
-      );
-    }
+    const system =
+      context.systemPrompt !== undefined && context.systemPrompt !== ''
+        ? { text: context.systemPrompt, cacheControl: cache }
+        : undefined;
     const headers = { ...provider.headers, ...model.headers, ...call.headers };
     const client = clients.get(baseURL, credential, timeoutMs);
-    const response = await client.messages.create(params, {
+    // `messages.create` without its JSON.stringify of the whole body: the system prompt's and
+    // the tools' JSON is kept between turns (anthropic-request-body.ts). The same endpoint,
+    // headers, timeout and stream parsing; the body goes through the SDK verbatim.
+    const response = await client.post<Stream<RawMessageStreamEvent>>('/v1/messages', {
+      body: anthropicRequestBody(params, system, context.tools ?? []),
+      headers: { 'content-type': 'application/json', ...headers },
+      stream: true,
       signal: controller.signal,
-      ...(Object.keys(headers).length === 0 ? {} : { headers }),
     });
     armIdle();
     for await (const event of response) {
