@@ -130,7 +130,7 @@ export function startGatewayProcess(options: StartOptions): Promise<RunningGatew
 }
 
 /** The repository root (where the README's commands run). */
-export const repositoryRoot: string = join(here, '..', '..', '..');
+const repositoryRoot: string = join(here, '..', '..', '..');
 
 /**
  * Milliseconds from running `command` in the repository root (the README's start command,
