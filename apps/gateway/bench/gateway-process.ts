@@ -200,7 +200,16 @@ interface Pending {
   readonly reject: (error: Error) => void;
 }
 
-export function connect(port: number, scopes: readonly string[] = ['operator.write']): Promise<Client> {
+/**
+ * A protocol client as the gateway's own clients connect (WebChat, the CLI): session-scoped
+ * events, so it receives its own runs' events and a `session.run` summary of the others.
+ * `caps: []` connects as OpenClaw's clients do (every run's events).
+ */
+export function connect(
+  port: number,
+  scopes: readonly string[] = ['operator.write'],
+  caps: readonly string[] = ['session-scoped-events'],
+): Promise<Client> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(`ws://127.0.0.1:${port}`, { perMessageDeflate: false });
     const pending = new Map<string, Pending>();
@@ -230,6 +239,7 @@ export function connect(port: number, scopes: readonly string[] = ['operator.wri
               maxProtocol: 4,
               client: { id: 'test', mode: 'test', version: '1', platform: 'linux' },
               scopes,
+              caps,
               auth: { token: benchToken },
             },
           }),

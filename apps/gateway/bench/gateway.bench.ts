@@ -173,8 +173,8 @@ console.log(
 
 // 3. Throughput with 50 concurrent sessions.
 // 3. Throughput with 50 concurrent sessions, and 3b. event fan-out: the same load from 50
-// operator connections, each running its own session (what 50 Control UI or WebChat tabs
-// cost). In rounds of 1,000 messages over 50 fresh sessions, one connection and fifty in
+// operator connections, each running its own session (what 50 WebChat tabs cost; and 50
+// OpenClaw-style clients, which receive every run's events). In rounds of 1,000 messages over 50 fresh sessions, one connection and fifty in
 // turns, so drift on a shared machine reaches both; medians of the rounds, and the median of
 // each round pair's ratio. The 49 extra connections exist only during their rounds.
 const rounds = quick ? 3 : 5;
@@ -200,11 +200,18 @@ async function loadRound(clients: readonly Client[], tag: string): Promise<Round
 }
 const single: Round[] = [];
 const fanned: Round[] = [];
+/** 50 connections as OpenClaw's clients connect: every connection receives every run's events. */
+const fannedToAll: Round[] = [];
 for (let round = 0; round < rounds; round += 1) {
   single.push(await loadRound([client], `concurrent-${round}`));
   const fanOutClients = await Promise.all(Array.from({ length: 49 }, () => connect(gateway.port)));
   fanned.push(await loadRound([client, ...fanOutClients], `fan-out-${round}`));
   for (const each of fanOutClients) each.close();
+  const openClawStyle = await Promise.all(
+    Array.from({ length: 49 }, () => connect(gateway.port, ['operator.write'], [])),
+  );
+  fannedToAll.push(await loadRound([client, ...openClawStyle], `fan-out-all-${round}`));
+  for (const each of openClawStyle) each.close();
 }
 const rate = median(single.map((round) => round.rate));
 const cpuConcurrent = median(single.map((round) => round.cpuMs));
@@ -221,7 +228,11 @@ console.log(
 );
 const fanOutRatio = median(fanned.map((round, index) => round.cpuMs / single[index]!.cpuMs));
 console.log(
-  `event fan-out, 50 connections each with its own session: gateway CPU ${median(fanned.map((round) => round.cpuMs)).toFixed(2)} ms per message, ${fanOutRatio.toFixed(2)}× one connection (median of the rounds' ratios) ${against(fanOutRatio, 1.1, '×')}`,
+  `event fan-out, 50 connections each with its own session (session-scoped events, as WebChat and the CLI connect): gateway CPU ${median(fanned.map((round) => round.cpuMs)).toFixed(2)} ms per message, ${fanOutRatio.toFixed(2)}× one connection (median of the rounds' ratios) ${against(fanOutRatio, 1.1, '×')}`,
+);
+const toAllRatio = median(fannedToAll.map((round, index) => round.cpuMs / single[index]!.cpuMs));
+console.log(
+  `  the same with 50 OpenClaw-style connections (every run's events to every connection): ${median(fannedToAll.map((round) => round.cpuMs)).toFixed(2)} ms per message, ${toAllRatio.toFixed(2)}×`,
 );
 
 // 4. RSS after 10,000 messages.

@@ -15,6 +15,7 @@ let harness: TestGateway;
 let browser: ChromiumSession;
 let page: Page;
 const sentFrames: string[] = [];
+const receivedFrames: string[] = [];
 const pageErrors: string[] = [];
 const requestedUrls: string[] = [];
 const consoleErrors: string[] = [];
@@ -58,7 +59,10 @@ beforeAll(async () => {
   browser = await launchChromium();
   page = await browser.context.newPage();
   page.setDefaultTimeout(8000);
-  page.on('websocket', (socket) => socket.on('framesent', (frame) => sentFrames.push(String(frame.payload))));
+  page.on('websocket', (socket) => {
+    socket.on('framesent', (frame) => sentFrames.push(String(frame.payload)));
+    socket.on('framereceived', (frame) => receivedFrames.push(String(frame.payload)));
+  });
   page.on('pageerror', (error) => pageErrors.push(error.message));
   page.on('request', (request) => requestedUrls.push(request.url()));
   page.on('console', (message) => {
@@ -95,7 +99,7 @@ describe('WebChat in headless Chromium', () => {
     expect(connect?.params).toMatchObject({
       client: { id: 'webchat-ui', mode: 'webchat' },
       scopes: ['operator.read', 'operator.write', 'operator.admin'],
-      caps: ['tool-events'],
+      caps: ['tool-events', 'session-scoped-events'],
       auth: { token: harness.gateway.token },
     });
 
@@ -253,6 +257,39 @@ describe('WebChat in headless Chromium', () => {
     await page.waitForFunction(() => (document.getElementById('stop') as HTMLButtonElement).hidden);
     const aborted = harness.gateway.dispatcher.stats();
     expect(aborted.runningRuns).toBe(0);
+  });
+
+  it('marks a session it never opened as running while another client runs a turn there', async () => {
+    // The page connects with session-scoped events: of runs in sessions it never opened it
+    // gets a `session.run` summary at the start and the end, not their streamed events.
+    const elsewhere = await harness.connect({ caps: ['session-scoped-events'] });
+    await elsewhere.requestFinal('agent', {
+      message: 'hello from elsewhere',
+      sessionKey: 'agent:main:elsewhere',
+      idempotencyKey: 'elsewhere-1',
+    });
+    // The end summary refreshes the list, which now has the new session.
+    await page.locator('#sessions .session', { hasText: 'elsewhere' }).waitFor();
+    harness.model.enqueue({
+      text: Array.from({ length: 30 }, (_, index) => `word ${index} `),
+      latency: { chunkMs: 60 },
+    });
+    const slow = elsewhere.requestFinal('agent', {
+      message: 'a slow one',
+      sessionKey: 'agent:main:elsewhere',
+      idempotencyKey: 'elsewhere-2',
+    });
+    await page.locator('#sessions .session', { hasText: 'elsewhere' }).locator('.running').waitFor();
+    await slow;
+    await page.waitForFunction(() => document.querySelectorAll('#sessions .running').length === 0);
+    const frames = receivedFrames.map(
+      (frame) => JSON.parse(frame) as { event?: string; payload?: { runId?: string; state?: string } },
+    );
+    const about = (runId: string) => frames.filter((frame) => frame.payload?.runId === runId);
+    expect(about('elsewhere-2').map((frame) => `${frame.event} ${frame.payload?.state}`)).toEqual([
+      'session.run started',
+      'session.run ended',
+    ]);
   });
 
   it('says in plain words when the model provider rate-limits, with the wait', async () => {

@@ -279,8 +279,25 @@ function hostTimeZone(): string {
   return cachedHostTimeZone;
 }
 
+/**
+ * The last boundary computed per hour and zone, with the instant it was computed for: every
+ * instant from there up to the boundary has the same answer. Every turn asks (session
+ * freshness), and each computation formats dates in the zone three times.
+ */
+const knownBoundaries = new Map<string, { readonly from: number; readonly boundary: number }>();
+
 /** The first instant after `after` at which the wall clock of `timeZone` shows `atHour`:00. */
 export function nextDailyBoundary(after: number, atHour: number, timeZone: string = hostTimeZone()): number {
+  const key = `${atHour}\u0000${timeZone}`;
+  const known = knownBoundaries.get(key);
+  if (known !== undefined && after >= known.from && after < known.boundary) return known.boundary;
+  const boundary = computeDailyBoundary(after, atHour, timeZone);
+  if (knownBoundaries.size >= 64) knownBoundaries.clear();
+  knownBoundaries.set(key, { from: after, boundary });
+  return boundary;
+}
+
+function computeDailyBoundary(after: number, atHour: number, timeZone: string): number {
   const clock = wallClock(after, timeZone);
   for (let dayOffset = 0; dayOffset <= 2; dayOffset += 1) {
     const date = new Date(Date.UTC(clock.year, clock.month - 1, clock.day + dayOffset));

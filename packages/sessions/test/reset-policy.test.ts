@@ -123,6 +123,28 @@ describe('freshness', () => {
     expect(() => nextDailyBoundary(0, 4, 'Mars/Olympus_Mons')).toThrowError(SessionsError);
   });
 
+  it('daily: answers asked turn after turn (from the kept boundary) match the wall clock, in both directions of time', () => {
+    // Every 37 minutes across Berlin's spring change, forwards and then backwards in time: the
+    // kept boundary serves the instants before it, a new one is computed after it (or before
+    // the instant it was computed for).
+    const hourOf = (time: number) =>
+      new Intl.DateTimeFormat('en-GB', {
+        timeZone: 'Europe/Berlin',
+        hour: '2-digit',
+        minute: '2-digit',
+        hourCycle: 'h23',
+      }).format(time);
+    const start = at('2026-03-27T00:00:00Z');
+    const times = Array.from({ length: 4 * 39 }, (_, index) => start + index * 37 * 60_000);
+    for (const time of [...times, ...times.reverse()]) {
+      const boundary = nextDailyBoundary(time, 4, 'Europe/Berlin');
+      expect(boundary).toBeGreaterThan(time);
+      expect(hourOf(boundary)).toBe('04:00');
+      // No boundary in between: the day before the answer is not after the instant asked.
+      expect(boundary - 25 * 3_600_000).toBeLessThanOrEqual(time);
+    }
+  });
+
   it('idle: measured from the last real interaction, else from the start', () => {
     const policy: ResolvedResetPolicy = { mode: 'idle', atHour: 4, idleMinutes: 30 };
     const started = at('2026-03-10T10:00:00Z');

@@ -135,7 +135,8 @@ export function connectGateway(
                 client: { id: 'cli', mode: 'cli', version: gatewayVersion, platform: process.platform },
                 role: 'operator',
                 scopes: ['operator.admin'],
-                caps: ['tool-events'],
+                // The CLI watches only the runs it starts (decision 0025, "Event fan-out").
+                caps: ['tool-events', 'session-scoped-events'],
                 auth: token === undefined ? undefined : { token },
               },
             }),

@@ -100,7 +100,7 @@ export function createProtocolSurface(options: ProtocolSurfaceOptions): Protocol
     hello: {
       serverVersion: gatewayVersion,
       methods: [...methods.keys()],
-      events: ['connect.challenge', 'agent', 'chat', 'tick', 'shutdown'],
+      events: ['connect.challenge', 'agent', 'chat', 'session.run', 'tick', 'shutdown'],
       snapshot: () => ({
         presence: [],
         health: {},

@@ -73,6 +73,8 @@ export function agentMethods(services: MethodServices): GatewayMethod[] {
         if (params.message.trim() === '' && (params.attachments ?? []).length === 0) {
           throw new GatewayError('INVALID_PARAMS', 'invalid agent params: message must not be empty');
         }
+        // The run's events reach this connection from its first one (runId = idempotencyKey).
+        context.follow(undefined, params.idempotencyKey);
         const admission = await services.inbound.submitRpc({
           message: params.message,
           idempotencyKey: params.idempotencyKey,
@@ -84,6 +86,7 @@ export function agentMethods(services: MethodServices): GatewayMethod[] {
           images: imagesFrom(params.attachments),
           channel: 'webchat',
         });
+        if (admission.status !== 'finished') context.follow(admission.sessionKey);
         if (admission.status === 'finished') return finalPayload(admission.outcome);
         if (admission.status === 'directive') {
           return {

@@ -56,12 +56,14 @@ export function chatMethods(services: MethodServices): GatewayMethod[] {
         timeoutMs: z.number().int().positive().optional(),
         attachments: z.array(attachment).optional(),
       }),
-      async handle(params) {
+      async handle(params, context) {
         if (services.isShuttingDown())
           throw new GatewayError('SHUTTING_DOWN', 'the gateway is shutting down', { retryable: true });
         if (params.message.trim() === '' && (params.attachments ?? []).length === 0) {
           throw new GatewayError('INVALID_PARAMS', 'invalid chat.send params: message must not be empty');
         }
+        // The run's events reach this connection from its first one (runId = idempotencyKey).
+        context.follow(undefined, params.idempotencyKey);
         const admission = await services.inbound.submitRpc({
           message: params.message,
           idempotencyKey: params.idempotencyKey,
@@ -73,6 +75,7 @@ export function chatMethods(services: MethodServices): GatewayMethod[] {
           images: imagesFrom(params.attachments),
           channel: 'webchat',
         });
+        if (admission.status !== 'finished') context.follow(admission.sessionKey);
         if (admission.status === 'directive')
           return { runId: admission.runId, status: 'ok', reply: admission.reply };
         if (admission.status === 'finished') return { runId: admission.runId, status: 'finished' };
@@ -87,8 +90,10 @@ export function chatMethods(services: MethodServices): GatewayMethod[] {
         agentId: z.string().optional(),
         limit: z.number().int().min(1).max(1000).optional(),
       }),
-      async handle(params) {
+      async handle(params, context) {
         const { sessionKey } = services.inbound.resolveSession(params.sessionKey, params.agentId);
+        // Reading a session's history is how a client opens it: it follows its runs from here.
+        context.follow(sessionKey);
         const session = await services.store.getSession(sessionKey);
         if (session === undefined)
           return { sessionKey, sessionId: null, messages: [], hasMore: false, totalMessages: 0 };

@@ -21,6 +21,13 @@ export interface MethodContext {
   readonly requestId: string;
   /** Sends an interim `res` on the same id (the `agent` method's "accepted"); the return value is the final one. */
   respondInterim(payload: unknown): void;
+  /**
+   * The connection follows this session (and run) from now on: a connection with the
+   * `session-scoped-events` capability receives their run events. A method calls it before it
+   * starts the run, so no event is missed. No effect on other connections (they receive every
+   * run's events).
+   */
+  follow(sessionKey: string | undefined, runId?: string): void;
 }
 
 /**

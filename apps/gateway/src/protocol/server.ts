@@ -6,10 +6,11 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { SwitchboardError } from '@switchboard/hooks';
 import { type RawData, type WebSocket, WebSocketServer } from 'ws';
-import type { EventFilter } from '../access/event-audience.ts';
+import { type EventFilter, sessionScopedEventsCapability } from '../access/event-audience.ts';
 import { GatewayError } from '../gateway-error.ts';
 import { type AuthRateLimiter, createAuthRateLimiter } from './auth-rate-limit.ts';
 import { type ProtocolErrorShape, toProtocolError } from './errors.ts';
+import { createFollowedSessions, type FollowedSessions } from './followed-sessions.ts';
 import { createFrameWriter, eventFrameHead } from './frame-writer.ts';
 import {
   closeCodes,
@@ -74,6 +75,8 @@ interface Connection {
   readonly nonce: string;
   readonly challengeTs: number;
   info: ConnectionInfo | undefined;
+  /** Set once authenticated with the `session-scoped-events` capability. */
+  followed: FollowedSessions | undefined;
   eventSequence: number;
   handshakeTimer: NodeJS.Timeout | undefined;
 }
@@ -188,6 +191,7 @@ export function createProtocolServer(options: ProtocolServerOptions): ProtocolSe
       nonce: randomUUID(),
       challengeTs: now(),
       info: undefined,
+      followed: undefined,
       eventSequence: 0,
       handshakeTimer: undefined,
     };
@@ -259,6 +263,8 @@ export function createProtocolServer(options: ProtocolServerOptions): ProtocolSe
     }
     clearTimeout(connection.handshakeTimer);
     connection.info = result.info;
+    if (result.info.capabilities.has(sessionScopedEventsCapability))
+      connection.followed = createFollowedSessions();
     connection.raw.off('data', connection.countPreAuth);
     respond(connection, id, true, result.hello);
     options.onConnectionChange?.(authenticatedCount());
@@ -289,6 +295,7 @@ export function createProtocolServer(options: ProtocolServerOptions): ProtocolSe
         connection: info,
         requestId: id,
         respondInterim: (interim) => respond(connection, id, true, interim),
+        follow: (sessionKey, runId) => connection.followed?.follow(sessionKey, runId),
       });
       respond(connection, id, true, payload);
     } catch (error) {
@@ -331,6 +338,14 @@ export function createProtocolServer(options: ProtocolServerOptions): ProtocolSe
         if (info === undefined) continue;
         if (scope !== 'none' && !info.scopes.has(scope)) continue;
         if (filter.capability !== undefined && !info.capabilities.has(filter.capability)) continue;
+        if (filter.session !== undefined) {
+          const followed = connection.followed;
+          // Session-scoped connections: a run's events only while they follow it, its summary
+          // otherwise. Every other connection: the events, never the summary.
+          if (filter.toUnfollowers === true) {
+            if (followed === undefined || followed.follows(filter.session)) continue;
+          } else if (followed !== undefined && !followed.follows(filter.session)) continue;
+        }
         head ??= eventFrameHead(event, payload);
         connection.eventSequence += 1;
         sendText(connection, `${head}${connection.eventSequence}}`);

@@ -237,7 +237,7 @@ export function createRunRelay(options: RunRelayOptions): RunRelay {
 
   return {
     publish(event, payload, filter) {
-      if (closed || (event !== 'agent' && event !== 'chat')) return;
+      if (closed || (event !== 'agent' && event !== 'chat' && event !== 'session.run')) return;
       let encoded = JSON.stringify({ event, payload, filter });
       const size = Buffer.byteLength(encoded);
       if (size > payloadBudgetBytes - 100)

@@ -20,7 +20,7 @@ describe('run events', () => {
       profileId: 'anthropic:main',
       attempt: 2,
     });
-    expect(sent[1]).toEqual({
+    expect(sent.filter((item) => item.event === 'agent')[1]).toEqual({
       event: 'agent',
       payload: {
         runId: 'run-1',
@@ -41,5 +41,48 @@ describe('run events', () => {
         },
       },
     });
+  });
+
+  it('every run event names its session and run; unfollowing connections get a start and an end summary', () => {
+    const sent: Array<{ event: string; payload: unknown; filter: unknown }> = [];
+    const events = createRunEvents({
+      broadcast: (event, payload, filter) => sent.push({ event, payload, filter }),
+      runId: 'run-2',
+      sessionKey: 'agent:main:other',
+      agentId: 'main',
+      now: () => 5,
+    });
+    events.start();
+    events.text('hello');
+    events.end({ status: 'ok', message: undefined, text: 'hello' });
+    const session = { sessionKey: 'agent:main:other', runId: 'run-2' };
+    for (const item of sent.filter((each) => each.event !== 'session.run'))
+      expect(item.filter).toMatchObject({ session });
+    expect(sent.filter((each) => each.event === 'session.run')).toEqual([
+      {
+        event: 'session.run',
+        payload: {
+          runId: 'run-2',
+          sessionKey: 'agent:main:other',
+          agentId: 'main',
+          state: 'started',
+          status: undefined,
+          ts: 5,
+        },
+        filter: { session, toUnfollowers: true },
+      },
+      {
+        event: 'session.run',
+        payload: {
+          runId: 'run-2',
+          sessionKey: 'agent:main:other',
+          agentId: 'main',
+          state: 'ended',
+          status: 'ok',
+          ts: 5,
+        },
+        filter: { session, toUnfollowers: true },
+      },
+    ]);
   });
 });

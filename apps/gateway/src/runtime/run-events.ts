@@ -69,14 +69,27 @@ export function createRunEvents(options: RunEventsOptions): RunEvents {
   let pendingDelta = '';
   const startedAt = now();
 
+  // Session-scoped connections receive these only while they follow the session or run; the
+  // others get one `session.run` summary at the run's start and end (event-audience.ts).
+  const session = { sessionKey, runId };
   const agentEvent = (stream: string, data: Record<string, unknown>, filter?: EventFilter) => {
     sequence += 1;
-    broadcast('agent', { runId, sessionKey, agentId, stream, seq: sequence, ts: now(), data }, filter);
+    broadcast(
+      'agent',
+      { runId, sessionKey, agentId, stream, seq: sequence, ts: now(), data },
+      { ...filter, session },
+    );
   };
   const chatEvent = (state: string, data: Record<string, unknown>) => {
     chatSequence += 1;
-    broadcast('chat', { runId, sessionKey, agentId, seq: chatSequence, state, ...data });
+    broadcast('chat', { runId, sessionKey, agentId, seq: chatSequence, state, ...data }, { session });
   };
+  const summary = (state: 'started' | 'ended', status?: string) =>
+    broadcast(
+      'session.run',
+      { runId, sessionKey, agentId, state, status, ts: now() },
+      { session, toUnfollowers: true },
+    );
   const snapshot = (value: string) => ({
     role: 'assistant',
     content: [{ type: 'text', text: value }],
@@ -104,6 +117,7 @@ export function createRunEvents(options: RunEventsOptions): RunEvents {
   return {
     start() {
       agentEvent('lifecycle', { phase: 'start', startedAt });
+      summary('started');
     },
     text(value) {
       appendText(value);
@@ -173,6 +187,7 @@ export function createRunEvents(options: RunEventsOptions): RunEvents {
     },
     end(outcome) {
       flushChat();
+      summary('ended', outcome.status);
       const endedAt = now();
       if (outcome.status === 'ok') {
         agentEvent('lifecycle', {

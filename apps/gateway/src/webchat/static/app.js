@@ -927,6 +927,8 @@ ui.jump.addEventListener('click', () => scrollToBottom(true));
 function onEvent(event, payload) {
   if (event === 'chat') onChat(payload);
   else if (event === 'agent') onAgent(payload);
+  else if (event === 'session.run')
+    markRun(String(payload?.sessionKey ?? ''), String(payload?.runId ?? ''), payload?.state === 'started');
   else if (event === 'tick') refreshSessionsSoon();
   else if (event === 'shutdown') setBanner('The gateway is shutting down.', 'error');
 }

@@ -126,7 +126,9 @@ export function openConnection(options) {
                 },
                 role: 'operator',
                 scopes: ['operator.read', 'operator.write', 'operator.admin'],
-                caps: ['tool-events'],
+                // Run events of the sessions this page opens or writes to, a `session.run`
+                // summary of every other run (decision 0025, "Event fan-out").
+                caps: ['tool-events', 'session-scoped-events'],
                 ...(options.token === undefined || options.token === ''
                   ? {}
                   : { auth: { token: options.token } }),
