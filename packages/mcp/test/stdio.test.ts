@@ -1,4 +1,7 @@
 // The manager against a real stdio MCP server (the testkit's McpServer, a child process).
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { toolSpec } from '@switchboard/core-loop';
 import { describe, expect, it, vi } from 'vitest';
 import { McpError } from '../src/errors.ts';
@@ -215,11 +218,15 @@ describe('stdio MCP server', () => {
     expect(manager.status()[0]?.attempts).toBeGreaterThanOrEqual(2);
   });
 
-  it('gives up on a server that never answers initialize after connectionTimeoutMs', async () => {
+  it('gives up on a server that never answers initialize after connectionTimeoutMs, and stops its process', async () => {
+    const pidFile = join(mkdtempSync(join(tmpdir(), 'mcp-mute-')), 'pid');
     const { manager } = startManager({
       mute: {
         command: process.execPath,
-        args: ['-e', 'setInterval(() => {}, 1000)'],
+        args: [
+          '-e',
+          `require('node:fs').appendFileSync(${JSON.stringify(pidFile)}, process.pid + '\\n'); setInterval(() => {}, 1000)`,
+        ],
         connectionTimeoutMs: 500,
       },
     });
@@ -231,6 +238,12 @@ describe('stdio MCP server', () => {
         message: 'no answer to initialize and tools/list within 500 ms (connectionTimeoutMs)',
       },
     });
+    // No process that never answered is left behind, the retries' included, once the manager
+    // is closed (each ignores its stdin closing, so it is stopped with a signal).
+    await manager.close();
+    const pids = readFileSync(pidFile, 'utf8').trim().split('\n').map(Number);
+    expect(pids.length).toBeGreaterThan(0);
+    await vi.waitFor(() => expect(pids.filter(isAlive)).toEqual([]), { timeout: 10_000 });
   });
 
   it('starts a lazy server on first use only, skips disabled ones, and limits servers to their agents', async () => {

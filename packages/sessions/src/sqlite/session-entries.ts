@@ -43,6 +43,15 @@ export function createSqliteSessionEntries(context: SqliteStoreContext): Session
     },
 
     async ensureSession(key: string, init: CreateSessionInput): Promise<EnsureSessionResult> {
+      // Nearly always the session exists: a read (behind any queued write, so it sees them)
+      // answers without a transaction of its own or a wait for the next group commit.
+      const found = await run('ensureSession', () => {
+        requireKey(key, 'key');
+        validateSessionPatch(init, 'init');
+        requireKey(init.agentId, 'init.agentId');
+        return getSessionRow(key);
+      });
+      if (found !== undefined) return { entry: found, created: false };
       return write('ensureSession', () => {
         requireKey(key, 'key');
         validateSessionPatch(init, 'init');
